@@ -1,0 +1,21 @@
+"""The user errors distcfr raises; the CLI turns each into a one-line message and exit code 2."""
+
+
+class DistcfrError(Exception):
+    """Base class of every error caused by what the user asked for."""
+
+
+class UnknownGame(DistcfrError):
+    """A game spec names a game that is not registered."""
+
+
+class BadParameter(DistcfrError):
+    """A parameter (of a game, a solver or the CLI) is unknown or impossible."""
+
+
+class BadFile(DistcfrError):
+    """A strategy or checkpoint file is corrupt, truncated, foreign or of another version."""
+
+
+class ClusterError(DistcfrError):
+    """The Ray cluster asked for cannot be reached or used."""
