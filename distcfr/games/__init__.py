@@ -1,0 +1,28 @@
+"""The games distcfr solves, by name, and ``load_game`` for spec strings."""
+
+from __future__ import annotations
+
+from distcfr.errors import UnknownGame
+from distcfr.games.base import Game
+from distcfr.games.kuhn import Kuhn
+from distcfr.games.leduc import Leduc
+from distcfr.games.spec import parse_spec
+
+REGISTRY: dict[str, type[Game]] = {cls.name: cls for cls in (Kuhn, Leduc)}
+
+
+def register(cls: type[Game]) -> type[Game]:
+    """Add a game class to the registry (usable as a decorator)."""
+    REGISTRY[cls.name] = cls
+    return cls
+
+
+def load_game(spec: str) -> Game:
+    """The game named by ``spec``: ``"leduc"`` or ``"draw27(ranks=13,suits=1,hand=1,stacks=3)"``."""
+    name, params = parse_spec(spec)
+    if name not in REGISTRY:
+        raise UnknownGame(f"unknown game {name!r} (known: {', '.join(sorted(REGISTRY))})")
+    return REGISTRY[name].from_spec_params(params)
+
+
+__all__ = ["Game", "REGISTRY", "load_game", "register"]

@@ -1,0 +1,210 @@
+"""The vectorised passes over one shard (a contiguous slice of the deals).
+
+Every array is dense over (variants B, tree nodes N, deals D); Python loops only over tree
+levels. One CFR pass is:
+
+1. gather each player's current strategy on its own edges, by infoset id;
+2. top-down, per level: each player's own reach probability per (node, deal);
+3. bottom-up, per level: player 1's expected utility per (node, deal), deal-weighted;
+4. scatter-add (np.bincount) into per-infoset tables: counterfactual action values
+   Q(I, a) = sum_h pi_-p(h) w(h) u_p(h a) and own reach sums sum_h pi_p(h) w(h).
+
+Regrets are derived from Q by the caller (r = Q - sum_a sigma Q), which is exact because
+sigma is constant within an infoset and saves a pass over the (node, deal) arrays.
+
+The best-response pass (for exploitability) runs level by level bottom-up and needs the
+global per-infoset sums of every shard between levels, so it is split into steps the
+caller drives: ``br_start``, then per level ``br_level_q`` and ``br_level_apply``, then
+``br_root``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from distcfr.games.tree import TERMINAL
+from distcfr.solve.layout import Layout
+
+
+class ShardPass:
+    """Holds one shard's deal arrays and work buffers; plain numpy, usable with or without Ray."""
+
+    def __init__(self, layout: Layout, start: int, stop: int):
+        game, tree = layout.game, layout.tree
+        cards, prob = layout.deals
+        cards, self.weights = cards[start:stop], prob[start:stop]  # (D, n_cards), (D,)
+        self.layout = layout
+        n, d, b, a = tree.n_nodes, len(self.weights), layout.n_variants, layout.max_actions
+        self.shape = (b, n, d)
+
+        # infoset id of the acting player per (decision node, deal); -1 at terminals
+        iset = np.full((n, d), -1, dtype=np.int64)  # (N, D)
+        uterm = np.zeros(self.shape)  # (B, N, D) player 1's payoff times deal weight
+        for node in range(n):
+            history = tree.histories[node]
+            if tree.player[node] == TERMINAL:
+                uterm[:, node] = game.utility(history, cards) * self.weights
+            else:
+                player = int(tree.player[node])
+                iset[node] = layout.node_offset[node] + game.private_index(history, player, cards)
+        self.uterm = uterm
+        self.iset = iset
+
+        # per player: its edges (children of its nodes), their flat table index, scatter indices
+        self.edges, self.edge_flat, self.edge_parent, self.q_index, self.dec, self.s_index = [], [], [], [], [], []
+        batch = np.arange(b, dtype=np.int64)[:, None, None]
+        for p in (0, 1):
+            rows = layout.player_rows[p]
+            n_rows = rows.stop - rows.start
+            edges = np.flatnonzero(tree.player[tree.parent] == p)
+            edges = edges[edges > 0]
+            parents = tree.parent[edges]
+            flat = iset[parents] * a + tree.action[edges][:, None]  # (E_p, D) into (n_is * A)
+            dec = np.flatnonzero(tree.player == p)
+            self.edges.append(edges)
+            self.edge_parent.append(parents)
+            self.edge_flat.append(flat)
+            self.q_index.append((flat - rows.start * a + batch * n_rows * a).ravel())  # (B*E_p*D,)
+            self.dec.append(dec)
+            self.s_index.append((iset[dec] - rows.start + batch * n_rows).ravel())  # (B*n_dec_p*D,)
+
+        # levels: nodes of depth k are lo:hi; their children (depth k+1) are hi:hi2
+        self.levels = []
+        starts = tree.level_start
+        for k in range(tree.n_levels):
+            lo, hi = int(starts[k]), int(starts[k + 1])
+            nxt = int(starts[k + 2]) if k + 1 < tree.n_levels else hi
+            sum_children = np.zeros((hi - lo, nxt - hi))  # (nodes of level k, nodes of level k+1)
+            sum_children[tree.parent[hi:nxt] - lo, np.arange(nxt - hi)] = 1.0
+            self.levels.append((lo, hi, nxt, tree.parent[lo:hi], sum_children))
+        self._br_levels = None
+
+        self.factor = np.ones((2, *self.shape))  # (2, B, N, D) own edge probability per player, else 1
+        self.reach = np.ones((2, *self.shape))  # (2, B, N, D) own reach probability per player
+        self.edge_prob = np.ones(self.shape)  # (B, N, D) probability of the edge into each node
+        self.utility = np.zeros(self.shape)  # (B, N, D) player 1's deal-weighted expected payoff
+        self.versions = [None, None]
+
+    # ---- CFR ----------------------------------------------------------------------------
+    def set_strategy(self, sigma: np.ndarray, versions: tuple) -> None:
+        """Load the current strategy (B, n_is, A); only players whose version changed are redone."""
+        changed = [p for p in (0, 1) if versions[p] is None or versions[p] != self.versions[p]]
+        if not changed:
+            return
+        flat = sigma.reshape(sigma.shape[0], -1)
+        for p in changed:
+            prob = np.take(flat, self.edge_flat[p], axis=1)  # (B, E_p, D)
+            self.factor[p][:, self.edges[p]] = prob
+            self.edge_prob[:, self.edges[p]] = prob
+            self.versions[p] = versions[p]
+        if len(changed) == 2:
+            self._top_down(self.reach, self.factor)
+        else:
+            self._top_down(self.reach[changed[0]], self.factor[changed[0]])
+
+    def _top_down(self, reach: np.ndarray, factor: np.ndarray) -> None:
+        for lo, hi, nxt, _, _ in self.levels[:-1]:
+            np.multiply(np.take(reach, self.layout.tree.parent[hi:nxt], axis=-2),
+                        factor[..., hi:nxt, :], out=reach[..., hi:nxt, :])
+
+    def _bottom_up(self, values: np.ndarray, edge_prob: np.ndarray, terminal: np.ndarray) -> None:
+        """values[node] = terminal[node] + sum over children of edge_prob * values[child]."""
+        last = self.levels[-1]
+        values[:, last[0]:last[1]] = terminal[:, last[0]:last[1]]
+        for lo, hi, nxt, _, sum_children in reversed(self.levels[:-1]):
+            weighted = edge_prob[:, hi:nxt] * values[:, hi:nxt]  # (B, n_children, D)
+            np.add(np.matmul(sum_children, weighted), terminal[:, lo:hi], out=values[:, lo:hi])
+
+    def cfr_sums(self, sigma: np.ndarray, versions: tuple, players: tuple[int, ...]):
+        """Per updated player p: (Q_p (B, n_p, A) counterfactual action values in p's payoff,
+        reach_p (B, n_p) own-reach sums), over p's rows of the infoset table."""
+        self.set_strategy(sigma, versions)
+        self._bottom_up(self.utility, self.edge_prob, self.uterm)
+        out = {}
+        b, a = self.shape[0], self.layout.max_actions
+        for p in players:
+            rows = self.layout.player_rows[p]
+            n_rows = rows.stop - rows.start
+            opp = np.take(self.reach[1 - p], self.edge_parent[p], axis=1)  # (B, E_p, D)
+            opp *= np.take(self.utility, self.edges[p], axis=1)
+            q = np.bincount(self.q_index[p], opp.ravel(), minlength=b * n_rows * a).reshape(b, n_rows, a)
+            if p == 1:
+                np.negative(q, out=q)
+            own = np.take(self.reach[p], self.dec[p], axis=1) * self.weights  # (B, n_dec_p, D)
+            reach = np.bincount(self.s_index[p], own.ravel(), minlength=b * n_rows).reshape(b, n_rows)
+            out[p] = (q, reach)
+        return out
+
+    # ---- best response --------------------------------------------------------------------
+    def _prepare_br(self) -> None:
+        layout, tree = self.layout, self.layout.tree
+        b, a = self.shape[0], layout.max_actions
+        batch = np.arange(b, dtype=np.int64)[:, None, None, None]
+        self._br_levels = []
+        for lo, hi, nxt, _, _ in self.levels:
+            per_player = []
+            for p in (0, 1):
+                nodes = lo + np.flatnonzero(tree.player[lo:hi] == p)
+                rows = layout.rows_at(p, int(tree.depth[lo]))
+                n_rows = rows.stop - rows.start
+                kids = tree.first_child[nodes][:, None] + np.minimum(
+                    np.arange(a)[None, :], tree.n_children[nodes][:, None] - 1)  # (n_p, A), pads repeat
+                local = self.iset[nodes] - rows.start  # (n_p, D)
+                index = local[:, None, :] * a + np.arange(a)[None, :, None]  # (n_p, A, D)
+                index = (index[None] + batch * n_rows * a).ravel()
+                per_player.append((nodes, rows, kids, local, index))
+            self._br_levels.append(per_player)
+
+    def br_start(self, sigma: np.ndarray, versions: tuple) -> None:
+        """Begin both players' best responses to ``sigma``."""
+        if self._br_levels is None:
+            self._prepare_br()
+        self.set_strategy(sigma, versions)
+        self._br_values = np.empty((2, *self.shape))  # (2, B, N, D) in each player's own payoff
+        self._br_terminal = (self.uterm, -self.uterm)
+        self._br_kids = [None, None]
+
+    def br_level_q(self, level: int):
+        """Fill the level's chance/opponent/terminal values; return per player the sums
+        (B, n_rows, A) of each infoset's action values at this level (None if it has none)."""
+        lo, hi, nxt, _, sum_children = self.levels[level]
+        out = []
+        for p in (0, 1):
+            values = self._br_values[p]
+            if nxt > hi:
+                weighted = self.factor[1 - p][:, hi:nxt] * values[:, hi:nxt]
+                np.add(np.matmul(sum_children, weighted), self._br_terminal[p][:, lo:hi], out=values[:, lo:hi])
+            else:
+                values[:, lo:hi] = self._br_terminal[p][:, lo:hi]
+            nodes, rows, kids, local, index = self._br_levels[level][p]
+            if len(nodes) == 0:
+                out.append(None)
+                continue
+            b, a = self.shape[0], self.layout.max_actions
+            kid_values = np.take(values, kids.ravel(), axis=1).reshape(b, len(nodes), a, -1)
+            self._br_kids[p] = kid_values  # (B, n_p, A, D)
+            weighted = kid_values * np.take(self.reach[1 - p], nodes, axis=1)[:, :, None, :]
+            n_rows = rows.stop - rows.start
+            out.append(np.bincount(index, weighted.ravel(), minlength=b * n_rows * a).reshape(b, n_rows, a))
+        return out
+
+    def br_level_apply(self, level: int, best: list) -> None:
+        """Set the value of each player's nodes at this level to that of the chosen actions
+        ``best[p]`` (B, n_rows) int, the argmax of the summed ``br_level_q``."""
+        for p in (0, 1):
+            nodes, rows, kids, local, index = self._br_levels[level][p]
+            if len(nodes) == 0:
+                continue
+            choice = np.take(best[p], local, axis=1)  # (B, n_p, D)
+            chosen = np.take_along_axis(self._br_kids[p], choice[:, :, None, :], axis=2)[:, :, 0, :]
+            self._br_values[p][:, nodes] = chosen
+
+    def br_root(self) -> np.ndarray:
+        """(2, B): each player's deal-weighted best-response value over this shard."""
+        return self._br_values[:, :, 0].sum(axis=-1)
+
+    def profile_value(self, sigma: np.ndarray, versions: tuple) -> np.ndarray:
+        """(B,) player 1's deal-weighted expected payoff over this shard under ``sigma``."""
+        self.set_strategy(sigma, versions)
+        self._bottom_up(self.utility, self.edge_prob, self.uterm)
+        return self.utility[:, 0].sum(axis=-1)

@@ -1,0 +1,101 @@
+"""A strategy table with its game: lookup by infoset label, exact evaluation, saving.
+
+Infoset labels are ``"<private>|<observation>"``: the acting player's private cards (for
+games with a board, ``hand/board``), a bar, then the public history as that player saw it
+(action codes; rounds separated by ``.``). Examples: Kuhn ``"K|pb"``, Leduc
+``"Q/J|rc.r"``, draw27 ``"7c3d|ac"``. ``Strategy.labels()`` lists them all.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import numpy as np
+
+from distcfr.errors import BadParameter
+from distcfr.evaluate.evaluator import Evaluator
+from distcfr.solve.layout import Layout
+
+
+class Strategy:
+    """Action probabilities for every infoset of both players, per variant.
+
+    ``probs`` is (n_variants, n_infosets, max_actions); padding columns are 0.
+    """
+
+    def __init__(self, layout: Layout, probs: np.ndarray, evaluator: Evaluator | None = None,
+                 meta: dict | None = None):
+        self.layout = layout
+        self.probs = probs
+        self.meta = dict(meta or {})
+        self._evaluator = evaluator
+
+    @property
+    def game(self):
+        return self.layout.game
+
+    @property
+    def evaluator(self) -> Evaluator:
+        if self._evaluator is None:
+            from distcfr.solve.shard_set import LocalShards
+
+            self._evaluator = Evaluator(self.layout, LocalShards(self.layout, self.game.default_shards))
+        return self._evaluator
+
+    # ---- lookup ---------------------------------------------------------------------------
+    def labels(self) -> list[str]:
+        """Every infoset label, player 1's first."""
+        return list(self.layout.labels)
+
+    def _row(self, label: str) -> int:
+        try:
+            return self.layout.label_index[label]
+        except KeyError:
+            raise BadParameter(f"no infoset {label!r} in {self.game.spec}") from None
+
+    def action_probs(self, label: str, variant: int = 0) -> dict[str, float]:
+        """Action label -> probability at one infoset (of one variant, e.g. one stack)."""
+        row = self._row(label)
+        actions = self.layout.action_labels[row]
+        return {a: float(self.probs[variant, row, i]) for i, a in enumerate(actions)}
+
+    def __getitem__(self, label: str) -> dict[str, float]:
+        return self.action_probs(label)
+
+    # ---- evaluation -------------------------------------------------------------------------
+    @cached_property
+    def best_response_per_variant(self) -> np.ndarray:
+        """(2, B) best-response value of each player against this strategy."""
+        return self.evaluator.best_response_values(self.probs)
+
+    def best_response_values(self, variant: int = 0) -> tuple[float, float]:
+        """(BR of player 1, BR of player 2), each in its own payoff, chips per game."""
+        br = self.best_response_per_variant[:, variant]
+        return float(br[0]), float(br[1])
+
+    def exploitability_per_variant(self) -> np.ndarray:
+        return self.best_response_per_variant.sum(axis=0) / 2
+
+    def exploitability(self) -> float:
+        """(BR_1 + BR_2) / 2 in chips per game (OpenSpiel convention); the largest over variants."""
+        return float(self.exploitability_per_variant().max())
+
+    @cached_property
+    def value_per_variant(self) -> np.ndarray:
+        return self.evaluator.value(self.probs)
+
+    def value(self, variant: int = 0) -> float:
+        """Player 1's expected payoff when both players follow this strategy."""
+        return float(self.value_per_variant[variant])
+
+    def head_to_head(self, other: Strategy, variant: int = 0) -> float:
+        """Player 1's expected payoff with this strategy in seat 1 and ``other`` in seat 2."""
+        if other.layout.game.spec != self.game.spec:
+            raise BadParameter(f"strategies of different games: {self.game.spec} vs {other.game.spec}")
+        return float(self.evaluator.head_to_head(self.probs, other.probs)[variant])
+
+    def save(self, path) -> None:
+        """Write as a msgpack strategy file (atomically)."""
+        from distcfr.io.strategy_file import save_strategy
+
+        save_strategy(self, path)
