@@ -30,6 +30,33 @@ class Strategy:
         self.meta = dict(meta or {})
         self._evaluator = evaluator
 
+    @classmethod
+    def from_dict(cls, game, table: dict[str, dict[str, float] | list[float]], variant: int | None = None):
+        """A strategy of ``game`` from ``{infoset label: {action: prob} or [probs]}``; infosets
+        not given play uniformly. The same table is used for every variant unless ``variant``."""
+        from distcfr.solve.layout import Layout
+
+        layout = Layout(game)
+        probs = layout.uniform_strategy()
+        for label, row_probs in table.items():
+            if label not in layout.label_index:
+                raise BadParameter(f"no infoset {label!r} in {game.spec}")
+            row = layout.label_index[label]
+            actions = layout.action_labels[row]
+            if isinstance(row_probs, dict):
+                unknown = set(row_probs) - set(actions)
+                if unknown:
+                    raise BadParameter(f"infoset {label!r} has no action {sorted(unknown)[0]!r}")
+                values = [float(row_probs.get(a, 0.0)) for a in actions]
+            else:
+                values = [float(x) for x in row_probs]
+            if len(values) != len(actions) or min(values) < 0 or abs(sum(values) - 1) > 1e-9:
+                raise BadParameter(f"infoset {label!r} needs {len(actions)} probabilities summing to 1")
+            target = slice(None) if variant is None else variant
+            probs[target, row, :] = 0.0
+            probs[target, row, : len(values)] = values
+        return cls(layout, probs)
+
     @property
     def game(self):
         return self.layout.game
