@@ -65,7 +65,7 @@ def test_shard_count_changes_nothing_but_rounding(spec):
         one.step()
         many.step()
     a, b = one.average_strategy(), many.average_strategy()
-    assert np.abs(a.probs - b.probs).max() < 1e-12
+    assert np.abs(a.probs - b.probs).max() < 1e-9  # rounding, amplified where reach is tiny
     assert a.exploitability() == pytest.approx(b.exploitability(), abs=1e-12)
 
 
