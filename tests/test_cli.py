@@ -1,0 +1,98 @@
+"""python -m distcfr.train end to end through main(argv), and its bad-input errors."""
+
+import json
+
+import msgpack
+import numpy as np
+import pytest
+
+import distcfr
+from distcfr.io.strategy_file import load_strategy
+from distcfr.train import main
+
+
+def test_train_writes_strategy_and_summary(tmp_path, capsys):
+    out, summary = tmp_path / "kuhn.msgpack", tmp_path / "kuhn.json"
+    rc = main(["--game", "kuhn", "--iterations", "300", "--algorithm", "cfr+", "--out", str(out),
+               "--summary-json", str(summary), "--quiet"])
+    assert rc == 0
+    printed = capsys.readouterr().out
+    assert "exploitability" in printed and "value" in printed
+    data = json.loads(summary.read_text())
+    for key in ("game", "algorithm", "iterations", "wall_seconds", "exploitability", "value"):
+        assert key in data
+    assert data["game"] == "kuhn" and data["algorithm"] == "cfr+" and data["iterations"] == 300
+
+    # the file holds exactly the average strategy a Python run of the same solve gives
+    expected = distcfr.Solver(distcfr.load_game("kuhn"), algorithm="cfr+").solve(iterations=300)
+    loaded = load_strategy(out)
+    assert loaded.probs.tobytes() == expected.probs.tobytes()
+    assert loaded.meta["iterations"] == 300 and loaded.meta["algorithm"] == "cfr+"
+    assert data["exploitability"] == expected.exploitability() == loaded.exploitability()
+    assert data["value"] == pytest.approx(expected.value(), abs=0)
+
+    raw = msgpack.unpackb(out.read_bytes())
+    assert raw["format"] == "distcfr-strategy" and raw["version"] == 1 and raw["game"] == "kuhn"
+    assert raw["infosets"][0] == "J|" and raw["actions"][0] == ["check", "bet"]
+    table = np.frombuffer(raw["probabilities"]["data"], raw["probabilities"]["dtype"])
+    assert table.reshape(raw["probabilities"]["shape"]).shape == (1, 12, 2)
+
+
+def test_default_runs_to_a_target(tmp_path):
+    summary = tmp_path / "s.json"
+    assert main(["--game", "kuhn", "--out", str(tmp_path / "k.msgpack"), "--summary-json", str(summary),
+                 "--quiet"]) == 0
+    assert json.loads(summary.read_text())["exploitability"] <= 1e-4
+
+
+def test_target_exploitability_stops_early(tmp_path):
+    summary = tmp_path / "s.json"
+    assert main(["--game", "leduc", "--target-exploitability", "1e-3", "--iterations", "100000",
+                 "--out", str(tmp_path / "l.msgpack"), "--summary-json", str(summary), "--quiet"]) == 0
+    data = json.loads(summary.read_text())
+    assert data["exploitability"] <= 1e-3 and data["iterations"] < 100000
+
+
+def test_help_documents_every_option(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["--help"])
+    assert stop.value.code == 0
+    text = capsys.readouterr().out
+    for option in ("--game", "--iterations", "--target-exploitability", "--algorithm", "--eval-every",
+                   "--out", "--summary-json", "Examples"):
+        assert option in text
+
+
+BAD = [
+    (["--game", "chess"], "unknown game 'chess'"),
+    (["--game", "kuhn(cards=4)"], "unknown parameter 'cards'"),
+    (["--game", "kuhn(("], "cannot read game spec"),
+    (["--algorithm", "cfr++"], "invalid choice"),
+    (["--iterations", "0"], "must be positive"),
+    (["--iterations", "-5"], "must be positive"),
+    (["--iterations", "many"], "not a whole number"),
+    (["--target-exploitability", "0"], "must be a positive number"),
+    (["--eval-every", "0"], "must be positive"),
+    (["--alpha", "-1", "--iterations", "1"], "alpha must be"),
+    (["--out", "/no/such/folder/s.msgpack"], "does not exist"),
+    (["--summary-json", "/no/such/folder/s.json"], "does not exist"),
+    (["--frobnicate"], "unrecognized arguments"),
+]
+
+
+@pytest.mark.parametrize("argv, message", BAD)
+def test_bad_input_is_one_line_exit_2(tmp_path, capsys, argv, message):
+    out = tmp_path / "keep.msgpack"
+    out.write_bytes(b"previous result")
+    argv = ["--game", "kuhn", "--out", str(out), "--quiet", *argv]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1
+    assert out.read_bytes() == b"previous result"  # nothing already saved is lost
+    assert [p.name for p in tmp_path.iterdir()] == ["keep.msgpack"]  # nothing half-written
+
+
+def test_output_directory_is_refused(tmp_path, capsys):
+    assert main(["--game", "kuhn", "--iterations", "5", "--out", str(tmp_path), "--quiet"]) == 2
+    assert "directory" in capsys.readouterr().err

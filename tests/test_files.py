@@ -1,0 +1,68 @@
+"""Strategy files: bit-exact round trip, refusal of corrupt, truncated and foreign files."""
+
+import msgpack
+import pytest
+
+import distcfr
+from distcfr.io.strategy_file import load_strategy
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory):
+    path = tmp_path_factory.mktemp("files") / "leduc.msgpack"
+    strategy = distcfr.Solver(distcfr.load_game("leduc")).solve(iterations=50)
+    strategy.save(path)
+    return strategy, path
+
+
+def test_round_trip_is_bit_exact(saved):
+    strategy, path = saved
+    loaded = load_strategy(path)
+    assert loaded.probs.tobytes() == strategy.probs.tobytes()
+    assert loaded.labels() == strategy.labels()
+    assert loaded.exploitability() == strategy.exploitability()
+
+
+def test_truncated_file_is_refused(saved, tmp_path):
+    _, path = saved
+    bad = tmp_path / "cut.msgpack"
+    bad.write_bytes(path.read_bytes()[:-100])
+    with pytest.raises(distcfr.BadFile):
+        load_strategy(bad)
+
+
+def test_garbage_is_refused(tmp_path):
+    bad = tmp_path / "garbage.msgpack"
+    bad.write_bytes(b"\x93\x01\x02" + bytes(range(256)) * 4)
+    with pytest.raises(distcfr.BadFile):
+        load_strategy(bad)
+
+
+def test_foreign_and_other_version_files_are_refused(saved, tmp_path):
+    _, path = saved
+    obj = msgpack.unpackb(path.read_bytes())
+    for change, message in (({"format": "something-else"}, "not a distcfr-strategy"),
+                            ({"version": 99}, "version 99"),
+                            ({"game": "kuhn"}, "do not match"),
+                            ({"game": "nonsense"}, "cannot be loaded")):
+        bad = tmp_path / "bad.msgpack"
+        bad.write_bytes(msgpack.packb({**obj, **change}, use_bin_type=True))
+        with pytest.raises(distcfr.BadFile, match=message):
+            load_strategy(bad)
+
+
+def test_array_with_lying_shape_is_refused(saved, tmp_path):
+    _, path = saved
+    obj = msgpack.unpackb(path.read_bytes())
+    obj["probabilities"]["shape"] = [10**9, 10**9, 3]
+    bad = tmp_path / "huge.msgpack"
+    bad.write_bytes(msgpack.packb(obj, use_bin_type=True))
+    with pytest.raises(distcfr.BadFile, match="truncated or corrupt"):
+        load_strategy(bad)
+
+
+def test_crafted_length_header_cannot_allocate(tmp_path):
+    bad = tmp_path / "bomb.msgpack"
+    bad.write_bytes(b"\xdd\xff\xff\xff\xff")  # an array header claiming 4 billion items
+    with pytest.raises(distcfr.BadFile):
+        load_strategy(bad)
