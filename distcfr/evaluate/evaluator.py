@@ -36,16 +36,12 @@ class Evaluator:
         self.shards.map("br_start", sigma, fresh_versions())
         for level in reversed(range(layout.tree.n_levels)):
             sums = self.shards.map("br_level_q", level)
-            best = []
-            for p in (0, 1):
-                if sums[0][p] is None:
-                    best.append(None)
-                    continue
-                total = sum_in_order([s[p] for s in sums])  # (B, n_rows, A)
-                mask = layout.action_mask[layout.rows_at(p, level)]
-                best.append(np.where(mask, total, -np.inf).argmax(axis=-1))
-            if any(b is not None for b in best):
-                self.shards.map("br_level_apply", level, best)
+            if sums[0] is None:
+                continue
+            depth_rows = [layout.rows_at(p, level) for p in (0, 1)]
+            mask = np.concatenate([layout.action_mask[rows] for rows in depth_rows])  # (n_rows, A)
+            total = sum_in_order(sums)  # (B, n_rows, A)
+            self.shards.map("br_level_apply", level, np.where(mask, total, -np.inf).argmax(axis=-1))
         return sum_in_order(self.shards.map("br_root"))
 
     def exploitability(self, sigma: np.ndarray) -> np.ndarray:

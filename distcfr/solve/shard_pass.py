@@ -137,71 +137,80 @@ class ShardPass:
 
     # ---- best response --------------------------------------------------------------------
     def _prepare_br(self) -> None:
+        # Both players' best responses run together: values are (B, N, 2, D), player p's in
+        # [:, :, p], so one numpy call per level step serves both.
         layout, tree = self.layout, self.layout.tree
-        b, a = self.shape[0], layout.max_actions
-        batch = np.arange(b, dtype=np.int64)[:, None, None, None]
+        b, n, d = self.shape
+        a = layout.max_actions
         self._br_levels = []
-        for lo, hi, nxt, _, _ in self.levels:
-            per_player = []
-            for p in (0, 1):
-                nodes = lo + np.flatnonzero(tree.player[lo:hi] == p)
-                rows = layout.rows_at(p, int(tree.depth[lo]))
-                n_rows = rows.stop - rows.start
-                kids = tree.first_child[nodes][:, None] + np.minimum(
-                    np.arange(a)[None, :], tree.n_children[nodes][:, None] - 1)  # (n_p, A), pads repeat
-                local = self.iset[nodes] - rows.start  # (n_p, D)
-                index = local[:, None, :] * a + np.arange(a)[None, :, None]  # (n_p, A, D)
-                index = (index[None] + batch * n_rows * a).ravel()
-                per_player.append((nodes, rows, kids, local, index))
-            self._br_levels.append(per_player)
+        for lo, hi, _, _, _ in self.levels:
+            depth = int(tree.depth[lo])
+            nodes = [lo + np.flatnonzero(tree.player[lo:hi] == p) for p in (0, 1)]
+            rows = [layout.rows_at(p, depth) for p in (0, 1)]
+            if not len(nodes[0]) + len(nodes[1]):
+                self._br_levels.append(None)
+                continue
+            n_first = rows[0].stop - rows[0].start
+            n_rows = n_first + rows[1].stop - rows[1].start
+            player = np.repeat([0, 1], [len(nodes[0]), len(nodes[1])])  # (n_dec,)
+            nodes = np.concatenate(nodes)  # (n_dec,)
+            kids = tree.first_child[nodes][:, None] + np.minimum(
+                np.arange(a)[None, :], tree.n_children[nodes][:, None] - 1)  # (n_dec, A); pads repeat
+            local = self.iset[nodes] - np.where(player == 0, rows[0].start, rows[1].start - n_first)[:, None]
+            index = local[:, None, :] * a + np.arange(a)[None, :, None]  # (n_dec, A, D) level-local rows
+            index = (index[None] + np.arange(b)[:, None, None, None] * n_rows * a).ravel()
+            self._br_levels.append({
+                "kid_index": (kids * 2 + player[:, None]).ravel(),  # into (B, 2N, D) values
+                "node_index": nodes * 2 + player,  # into (B, 2N, D)
+                "local": local, "index": index, "n_rows": n_rows, "n_dec": len(nodes)})
+        self._br_terminal = np.stack([self.uterm, -self.uterm], axis=2)  # (B, N, 2, D)
 
     def br_start(self, sigma: np.ndarray, versions: tuple) -> None:
         """Begin both players' best responses to ``sigma``."""
         if self._br_levels is None:
             self._prepare_br()
         self.set_strategy(sigma, versions)
-        self._br_values = np.empty((2, *self.shape))  # (2, B, N, D) in each player's own payoff
-        self._br_terminal = (self.uterm, -self.uterm)
-        self._br_kids = [None, None]
+        b, n, d = self.shape
+        self._br_values = np.empty((b, n, 2, d))  # (B, N, 2, D) each player's own payoff
+        self._br_opp_factor = np.stack([self.factor[1], self.factor[0]], axis=2)  # (B, N, 2, D)
+        self._br_opp_reach = np.stack([self.reach[1], self.reach[0]], axis=2)  # (B, N, 2, D)
+        self._br_kids = None
 
     def br_level_q(self, level: int):
-        """Fill the level's chance/opponent/terminal values; return per player the sums
-        (B, n_rows, A) of each infoset's action values at this level (None if it has none)."""
+        """Fill the level's opponent/terminal values; return the sums (B, n_rows, A) of each
+        infoset's action values at this level (player 1's rows then player 2's), or None."""
         lo, hi, nxt, _, sum_children = self.levels[level]
-        out = []
-        for p in (0, 1):
-            values = self._br_values[p]
-            if nxt > hi:
-                weighted = self.factor[1 - p][:, hi:nxt] * values[:, hi:nxt]
-                np.add(np.matmul(sum_children, weighted), self._br_terminal[p][:, lo:hi], out=values[:, lo:hi])
-            else:
-                values[:, lo:hi] = self._br_terminal[p][:, lo:hi]
-            nodes, rows, kids, local, index = self._br_levels[level][p]
-            if len(nodes) == 0:
-                out.append(None)
-                continue
-            b, a = self.shape[0], self.layout.max_actions
-            kid_values = np.take(values, kids.ravel(), axis=1).reshape(b, len(nodes), a, -1)
-            self._br_kids[p] = kid_values  # (B, n_p, A, D)
-            weighted = kid_values * np.take(self.reach[1 - p], nodes, axis=1)[:, :, None, :]
-            n_rows = rows.stop - rows.start
-            out.append(np.bincount(index, weighted.ravel(), minlength=b * n_rows * a).reshape(b, n_rows, a))
-        return out
+        b, n, d = self.shape
+        values = self._br_values
+        if nxt > hi:
+            weighted = (self._br_opp_factor[:, hi:nxt] * values[:, hi:nxt]).reshape(b, nxt - hi, 2 * d)
+            np.add(np.matmul(sum_children, weighted), self._br_terminal[:, lo:hi].reshape(b, hi - lo, 2 * d),
+                   out=values[:, lo:hi].reshape(b, hi - lo, 2 * d))
+        else:
+            values[:, lo:hi] = self._br_terminal[:, lo:hi]
+        step = self._br_levels[level]
+        if step is None:
+            return None
+        a = self.layout.max_actions
+        kids = np.take(values.reshape(b, 2 * n, d), step["kid_index"], axis=1).reshape(b, step["n_dec"], a, d)
+        reach = np.take(self._br_opp_reach.reshape(b, 2 * n, d), step["node_index"], axis=1)  # (B, n_dec, D)
+        self._br_kids = kids
+        weighted = kids * reach[:, :, None, :]
+        q = np.bincount(step["index"], weighted.ravel(), minlength=b * step["n_rows"] * a)
+        return q.reshape(b, step["n_rows"], a)
 
-    def br_level_apply(self, level: int, best: list) -> None:
-        """Set the value of each player's nodes at this level to that of the chosen actions
-        ``best[p]`` (B, n_rows) int, the argmax of the summed ``br_level_q``."""
-        for p in (0, 1):
-            nodes, rows, kids, local, index = self._br_levels[level][p]
-            if len(nodes) == 0:
-                continue
-            choice = np.take(best[p], local, axis=1)  # (B, n_p, D)
-            chosen = np.take_along_axis(self._br_kids[p], choice[:, :, None, :], axis=2)[:, :, 0, :]
-            self._br_values[p][:, nodes] = chosen
+    def br_level_apply(self, level: int, best: np.ndarray) -> None:
+        """Give each decision node of the level the value of its infoset's chosen action;
+        ``best`` (B, n_rows) is the argmax of the summed ``br_level_q``."""
+        step = self._br_levels[level]
+        b, n, d = self.shape
+        choice = np.take(best, step["local"], axis=1)  # (B, n_dec, D)
+        chosen = np.take_along_axis(self._br_kids, choice[:, :, None, :], axis=2)[:, :, 0, :]
+        self._br_values.reshape(b, 2 * n, d)[:, step["node_index"]] = chosen
 
     def br_root(self) -> np.ndarray:
         """(2, B): each player's deal-weighted best-response value over this shard."""
-        return self._br_values[:, :, 0].sum(axis=-1)
+        return self._br_values[:, 0].sum(axis=-1).T.copy()
 
     def profile_value(self, sigma: np.ndarray, versions: tuple) -> np.ndarray:
         """(B,) player 1's deal-weighted expected payoff over this shard under ``sigma``."""
