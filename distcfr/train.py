@@ -18,11 +18,10 @@ from distcfr.errors import BadParameter, DistcfrError
 from distcfr.games import load_game
 from distcfr.io.msgpack_io import check_writable, write_atomic
 from distcfr.progress import Progress
-from distcfr.solve.rules import ALGORITHMS
+from distcfr.solve.rules import ALGORITHMS, AUTO
 from distcfr.solve.solver import UPDATES, Solver
 
 DEFAULT_GAME = "leduc"
-DEFAULT_TARGET = 1e-4
 
 
 class _Parser(argparse.ArgumentParser):
@@ -59,14 +58,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--game", default=DEFAULT_GAME, metavar="SPEC",
                         help=f"game spec, name or name(key=value,...) (default: {DEFAULT_GAME}); "
                         "e.g. kuhn, leduc, 'minipoker(ranks=13)'")
-    stop = parser.add_argument_group("when to stop (either or both; default: target 1e-4)")
+    stop = parser.add_argument_group(
+        "when to stop (either or both; default: the game's default target, 1e-4 or 1e-6 for the small games)")
     stop.add_argument("--iterations", type=_positive_int, metavar="N",
                       help="total iterations (a resumed run counts the ones already done)")
     stop.add_argument("--target-exploitability", type=_positive_float, metavar="E",
                       help="stop once the average strategy is at most E chips from a Nash equilibrium")
     algo = parser.add_argument_group("algorithm")
-    algo.add_argument("--algorithm", default="dcfr", choices=ALGORITHMS,
-                      help="update rule (default: dcfr, discounted CFR 1.5/0/2)")
+    algo.add_argument("--algorithm", default=AUTO, choices=(AUTO, *ALGORITHMS),
+                      help="update rule (default: auto, the game's fastest measured: dcfr (discounted "
+                      "CFR 1.5/0/2) for leduc and draw27, pcfr+ for kuhn, minipoker, community13)")
     algo.add_argument("--updates", default="alternating", choices=UPDATES,
                       help="alternating or simultaneous player updates (default: alternating)")
     for name, default in (("alpha", 1.5), ("beta", 0.0), ("gamma", 2.0)):
@@ -89,7 +90,7 @@ def run(args) -> dict:
         check_writable(args.summary_json)
     target = args.target_exploitability
     if args.iterations is None and target is None:
-        target = DEFAULT_TARGET
+        target = game.default_target
     solver = Solver(game, algorithm=args.algorithm, updates=args.updates,
                     alpha=args.alpha, beta=args.beta, gamma=args.gamma)
     progress = Progress(args.iterations, enabled=False if args.quiet else None)

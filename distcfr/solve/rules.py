@@ -29,6 +29,7 @@ import numpy as np
 from distcfr.errors import BadParameter
 
 ALGORITHMS = ("dcfr", "cfr", "cfr+", "lcfr", "pcfr+")
+AUTO = "auto"  # the game's own default_algorithm
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from distcfr.errors import BadParameter
 from distcfr.evaluate.evaluator import Evaluator
 from distcfr.games.base import Game
 from distcfr.solve.layout import Layout
-from distcfr.solve.rules import make_rule, regret_matching, update
+from distcfr.solve.rules import AUTO, make_rule, regret_matching, update
 from distcfr.solve.shard_set import LocalShards, ShardSet, sum_in_order
 from distcfr.strategy import Strategy
 
@@ -20,13 +20,14 @@ UPDATES = ("alternating", "simultaneous")
 
 
 class Solver:
-    """CFR-family solver of one game.
+    """CFR-family solver of one game. ``algorithm="auto"`` takes the game's
+    ``default_algorithm``; dcfr's alpha/beta/gamma default to 1.5, 0, 2.
 
     >>> solver = Solver(load_game("kuhn"), algorithm="cfr+")   # doctest: +SKIP
     >>> solver.solve(iterations=1000).exploitability() < 1e-3  # doctest: +SKIP
     """
 
-    def __init__(self, game: Game, algorithm: str = "dcfr", updates: str = "alternating",
+    def __init__(self, game: Game, algorithm: str = AUTO, updates: str = "alternating",
                  alpha: float | None = None, beta: float | None = None, gamma: float | None = None,
                  shards: int | None = None, shard_set: ShardSet | None = None):
         if updates not in UPDATES:
@@ -35,7 +36,7 @@ class Solver:
             raise BadParameter(f"the shard count must be at least 1, got {shards}")
         self.game = game
         self.layout = layout = Layout(game)
-        self.rule = make_rule(algorithm, alpha, beta, gamma)
+        self.rule = make_rule(game.default_algorithm if algorithm == AUTO else algorithm, alpha, beta, gamma)
         self.updates = updates
         self.n_shards = shards or min(game.default_shards, layout.n_deals)
         if self.n_shards > layout.n_deals:
