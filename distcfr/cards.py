@@ -5,8 +5,8 @@ c d h s = 0..3 over ``SUITS``.
 
 The evaluator is additive. Each card has an integer key: a per-rank code (``RANK_CODES``,
 chosen greedily so that the sums over every multiset of 1..5 ranks with at most four of a
-rank are all distinct; max sum 742,160 < 2**20) plus ``SUIT_CODES[suit] << 20``, whose sums
-over 1..5 cards equal ``5 * SUIT_CODES[s]`` only for five cards of suit s. The key of a set of cards
+rank are all distinct; max sum 742,160 < 2**20) plus ``6**suit << 20`` (base-6 suit counters:
+five cards of suit s sum to ``5 * 6**s`` there, no other 1..5 cards do). The key of a set of cards
 is the sum of its cards' keys, so keys of disjoint sets add: ``rank_of_keys(hand_keys(kept)
 + hand_keys(drawn))`` ranks the union. One lookup table, built once on first use (~0.1 s),
 maps a key to the hand's dense rank among hands of the same size.
@@ -26,8 +26,8 @@ SUITS = "cdhs"
 
 # Per-rank additive code; sums over multisets of 1..5 ranks (each rank at most 4 times) are unique.
 RANK_CODES = (1, 5, 22, 94, 312, 992, 2422, 5624, 12522, 19998, 43258, 79415, 148432)
-SUIT_CODES = (0, 1, 6, 36)  # a sum of five equals 5 * code only if all five are that code
-_RANK_BITS = 20  # 5 * RANK_CODES[-1] < 2**20; keys of <= 5 cards < 2**28
+SUIT_CODES = (1, 6, 36, 216)  # base-6 counters: 5 * 6**s only for five cards of suit s
+_RANK_BITS = 20  # 5 * RANK_CODES[-1] < 2**20; keys of <= 5 cards < 1081 << 20 < 2**31
 _N_KEYS = 5 * RANK_CODES[-1] + 1  # size of one half (non-flush / flush) of the table
 CARD_KEYS = np.array(
     [RANK_CODES[c // 4] + (SUIT_CODES[c % 4] << _RANK_BITS) for c in range(52)], dtype=np.int32

@@ -15,6 +15,7 @@ import sys
 import time
 
 from distcfr.errors import BadParameter, DistcfrError
+from distcfr.evaluate.tables import render_tables
 from distcfr.games import load_game
 from distcfr.io.msgpack_io import check_writable, write_atomic
 from distcfr.progress import Progress
@@ -78,6 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
     out.add_argument("--out", default="strategy.msgpack", metavar="PATH",
                      help="average strategy file, msgpack (default: strategy.msgpack)")
     out.add_argument("--summary-json", metavar="PATH", help="write a JSON summary of the run here")
+    out.add_argument("--no-tables", action="store_true", help="do not print the strategy tables")
     out.add_argument("--quiet", action="store_true", help="no progress line")
     return parser
 
@@ -114,6 +116,10 @@ def run(args) -> dict:
     if args.summary_json:
         write_atomic(args.summary_json, (json.dumps(summary, indent=2) + "\n").encode())
     print_result(summary, args.out, interrupted)
+    if not args.no_tables:
+        tables = render_tables(strategy)
+        if tables:
+            print("\n" + tables)
     summary["interrupted"] = interrupted
     return summary
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 from distcfr.errors import UnknownGame
 from distcfr.games.base import Game
 from distcfr.games.community13 import Community13
+from distcfr.games.draw27 import Draw27
 from distcfr.games.kuhn import Kuhn
 from distcfr.games.leduc import Leduc
 from distcfr.games.minipoker import MiniPoker
 from distcfr.games.spec import parse_spec
 
-REGISTRY: dict[str, type[Game]] = {cls.name: cls for cls in (Kuhn, Leduc, Community13, MiniPoker)}
+REGISTRY: dict[str, type[Game]] = {cls.name: cls for cls in (Kuhn, Leduc, Community13, MiniPoker, Draw27)}
 
 
 def register(cls: type[Game]) -> type[Game]:

@@ -105,6 +105,11 @@ class Game:
         """(n_variants, n_deals) float64: player 1's payoff at a terminal history."""
         raise NotImplementedError
 
+    def terminal_utilities(self, histories: Sequence[History], deals: np.ndarray) -> np.ndarray:
+        """(n_terminals, n_variants, n_deals): ``utility`` of many terminals at once. Games whose
+        terminals share expensive work (draw27's showdown equities) override this."""
+        return np.stack([self.utility(h, deals) for h in histories])
+
     @property
     def variant_labels(self) -> tuple[str, ...]:
         """One label per variant (e.g. per stack size); one empty label for a plain game."""

@@ -39,15 +39,13 @@ class ShardPass:
 
         # infoset id of the acting player per (decision node, deal); -1 at terminals
         iset = np.full((n, d), -1, dtype=np.int64)  # (N, D)
-        uterm = np.zeros(self.shape)  # (B, N, D) player 1's payoff times deal weight
-        for node in range(n):
-            history = tree.histories[node]
-            if tree.player[node] == TERMINAL:
-                uterm[:, node] = game.utility(history, cards) * self.weights
-            else:
-                player = int(tree.player[node])
-                iset[node] = layout.node_offset[node] + game.private_index(history, player, cards)
-        self.uterm = uterm
+        for node in np.flatnonzero(tree.player != TERMINAL):
+            player = int(tree.player[node])
+            iset[node] = layout.node_offset[node] + game.private_index(tree.histories[node], player, cards)
+        terminals = np.flatnonzero(tree.player == TERMINAL)
+        self.uterm = np.zeros(self.shape)  # (B, N, D) player 1's payoff times deal weight
+        payoff = game.terminal_utilities([tree.histories[t] for t in terminals], cards)  # (T, B, D)
+        self.uterm[:, terminals] = payoff.transpose(1, 0, 2) * self.weights
         self.iset = iset
 
         # per player: its edges (children of its nodes), their flat table index, scatter indices

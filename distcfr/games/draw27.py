@@ -1,0 +1,190 @@
+"""draw27 (seeds/pushfold_2to7.md): deuce-to-seven lowball, push or fold before one draw.
+
+Button (player 1) posts 0.5 BB, big blind (player 2) 1 BB. The button pushes all-in to the
+stack S or folds (-0.5); facing the push the big blind calls or folds (+1). When both are
+all-in, the big blind discards any subset of its hand and draws as many from the stub, then
+the button, who has seen how many cards the big blind drew (not which), does the same.
+Discards are not reshuffled. The lower hand (``distcfr.cards.lowball27_rank``) wins S.
+
+The draws are the last chance event and no decision follows them, so their chance is
+folded into the terminal payoff as an exact expectation (``showdown_equity``); the deals are
+the two starting hands, every pair enumerated. ``stacks`` is one size (``3``) or an inclusive
+range (``1.5:10:0.5``): each stack is a variant of one solve sharing tree and deals.
+Actions: ``f`` fold, ``a`` push, ``c`` call; a draw is one character per discard mask
+(``0`` stands pat; bit j of the mask discards the j-th lowest card of the hand).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+
+import numpy as np
+
+from distcfr.cards import RANKS, SUITS
+from distcfr.errors import BadParameter
+from distcfr.games.base import Game, History
+
+MASK_CODES = "0123456789abcdefghijklmnopqrstuv"  # one character per discard mask (hand <= 5)
+MAX_EXACT_DEALS = 3_000_000
+MAX_STACKS = 1000
+
+
+def parse_stacks(text: str) -> tuple[float, ...]:
+    """``"3"`` -> (3.0,); ``"1.5:10:0.5"`` -> (1.5, 2.0, ..., 10.0), both ends included."""
+    parts = text.split(":")
+    try:
+        numbers = [float(p) for p in parts]
+    except ValueError:
+        raise ValueError("write one stack (3) or an inclusive range start:stop:step (1.5:10:0.5)") from None
+    if not all(math.isfinite(x) for x in numbers):
+        raise ValueError("stacks must be finite")
+    if len(numbers) == 1:
+        return (numbers[0],)
+    if len(numbers) != 3:
+        raise ValueError("a range is start:stop:step, e.g. 1.5:10:0.5")
+    start, stop, step = numbers
+    if step <= 0:
+        raise ValueError(f"the step of a stack range must be positive, got {step:g}")
+    if stop < start:
+        raise ValueError(f"the stack range {text} is reversed (stop below start)")
+    count = math.floor((stop - start) / step + 1e-9) + 1
+    if count > MAX_STACKS:
+        raise ValueError(f"{count} stacks in one solve; at most {MAX_STACKS}")
+    return tuple(round(start + i * step, 12) for i in range(count))
+
+
+class Draw27(Game):
+    name = "draw27"
+
+    @dataclasses.dataclass(frozen=True)
+    class Params:
+        ranks: int = 13
+        suits: int = 1
+        hand: int = 1
+        stacks: tuple = dataclasses.field(
+            default=(3.0,), metadata={"parse": parse_stacks, "format": lambda v: _format_stacks(v)})
+
+    def validate(self) -> None:
+        r, s, h, stacks = self.params.ranks, self.params.suits, self.params.hand, self.params.stacks
+        if not 2 <= r <= 13:
+            raise BadParameter(f"draw27 ranks must be between 2 and 13, got {r}")
+        if not 1 <= s <= 4:
+            raise BadParameter(f"draw27 suits must be between 1 and 4, got {s}")
+        if not 1 <= h <= 5:
+            raise BadParameter(f"draw27 hand must be between 1 and 5 cards, got {h}")
+        if r * s < 4 * h:
+            raise BadParameter(f"a deck of {r * s} cards is too small for {h}-card hands: both players "
+                               f"replacing their whole hand need {4 * h}")
+        if min(stacks) < 1:
+            raise BadParameter(f"stack {min(stacks):g} is smaller than the big blind (1)")
+        if self.n_deals > MAX_EXACT_DEALS:
+            raise BadParameter(f"draw27 with {r} ranks, {s} suits, {h} cards has {self.n_deals:,} deals, "
+                               f"more than the {MAX_EXACT_DEALS:,} this exact solver enumerates")
+
+    # ---- cards ------------------------------------------------------------------------------
+    @property
+    def deck(self) -> np.ndarray:
+        """(n_cards,) card ids of the deck: the lowest ``ranks`` ranks in ``suits`` suits."""
+        return np.array([r * 4 + s for r in range(self.params.ranks) for s in range(self.params.suits)])
+
+    @property
+    def n_deals(self) -> int:
+        n, h = self.params.ranks * self.params.suits, self.params.hand
+        return math.comb(n, h) * math.comb(n - h, h)
+
+    def hands(self) -> np.ndarray:
+        """(n_hands, H) every hand as ascending card ids, in combination order."""
+        n, h = len(self.deck), self.params.hand
+        return self.deck[np.array(list(itertools.combinations(range(n), h)), dtype=np.int64)]
+
+    def hand_label(self, cards) -> str:
+        """A hand written high card first; ranks only when the deck has one suit."""
+        cards = sorted((int(c) for c in cards), reverse=True)
+        if self.params.suits == 1:
+            return "".join(RANKS[c // 4] for c in cards)
+        return "".join(RANKS[c // 4] + SUITS[c % 4] for c in cards)
+
+    @property
+    def default_shards(self) -> int:
+        return int(np.clip(self.n_deals // 2048, 1, 32))
+
+    # ---- variants -------------------------------------------------------------------------
+    @property
+    def variant_labels(self) -> tuple[str, ...]:
+        return tuple(f"{s:g}BB" for s in self.params.stacks)
+
+    @property
+    def variant_values(self) -> tuple[float, ...]:
+        return self.params.stacks
+
+    # ---- rules --------------------------------------------------------------------------------
+    def _draw_actions(self):
+        h = self.params.hand
+        out = []
+        for mask in range(2**h):
+            drop = [str(j + 1) for j in range(h) if mask >> j & 1]
+            out.append((MASK_CODES[mask], "discard " + ",".join(drop) if drop else "stand pat"))
+        return tuple(out)
+
+    def actions(self, history: History):
+        h = "".join(history)
+        if h == "":
+            return (("f", "fold"), ("a", "push"))
+        if h == "a":
+            return (("f", "fold"), ("c", "call"))
+        if h.startswith("ac") and len(h) < 4:
+            return self._draw_actions()
+        return ()
+
+    def player(self, history: History) -> int:
+        return {0: 0, 1: 1, 2: 1, 3: 0}[len(history)]
+
+    def observation(self, history: History, player: int) -> str:
+        if len(history) == 3:  # the button sees how many cards the big blind drew, not which
+            return "ac" + str(bin(MASK_CODES.index(history[2])).count("1"))
+        return "".join(history)
+
+    def deals(self):
+        hands = self.hands()  # (n_hands, H)
+        bits = (np.int64(1) << hands).sum(axis=1)  # (n_hands,) card set as a bit mask
+        first, second = np.nonzero((bits[:, None] & bits[None, :]) == 0)  # disjoint hand pairs
+        deals = np.concatenate([hands[first], hands[second], first[:, None], second[:, None]], axis=1)
+        return deals, np.full(len(deals), 1 / len(deals))  # (n_deals, 2H + 2): cards, then hand indices
+
+    def private_labels(self, history: History, player: int):
+        return tuple(self.hand_label(hand) for hand in self.hands())
+
+    def private_index(self, history: History, player: int, deals: np.ndarray) -> np.ndarray:
+        return deals[:, 2 * self.params.hand + player]
+
+    def terminal_utilities(self, histories, deals: np.ndarray) -> np.ndarray:
+        from distcfr.games.draw_equity import showdown_equity  # builds the hand-rank table on first use
+
+        h = self.params.hand
+        stacks = np.array(self.params.stacks)  # (B,)
+        equity = None
+        out = np.empty((len(histories), len(stacks), len(deals)))
+        for i, history in enumerate(histories):
+            code = "".join(history)
+            if code == "f":
+                out[i] = -0.5
+            elif code == "af":
+                out[i] = 1.0
+            else:
+                if equity is None:  # (2^H, 2^H, D) [button mask, big blind mask, deal]
+                    equity = showdown_equity(deals[:, :h], deals[:, h:2 * h], self.deck)
+                m2, m1 = MASK_CODES.index(code[2]), MASK_CODES.index(code[3])
+                out[i] = stacks[:, None] * equity[m1, m2][None, :]
+        return out
+
+    def utility(self, history: History, deals: np.ndarray) -> np.ndarray:
+        return self.terminal_utilities([history], deals)[0]
+
+
+def _format_stacks(stacks: tuple) -> str:
+    if len(stacks) == 1:
+        return f"{stacks[0]:g}"
+    step = stacks[1] - stacks[0]
+    return f"{stacks[0]:g}:{stacks[-1]:g}:{round(step, 12):g}"
