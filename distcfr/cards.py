@@ -156,7 +156,7 @@ def lowball27_rank(hands: np.ndarray) -> np.ndarray:
     are high; with 5 cards straights and flushes count against the hand.
 
     >>> lowball27_rank(np.array([parse("7c5d4h3s2c"), parse("8c5d4h3s2c"), parse("6c5d4h3s2c")]))
-    array([   0,    1, 6175])
+    array([   0,    4, 5854])
     """
     hands = np.asarray(hands)
     if hands.ndim != 2 or not 1 <= hands.shape[1] <= 5:

@@ -5,18 +5,25 @@ Examples:
   python -m distcfr.train --game kuhn --iterations 2000 --out kuhn.msgpack
   python -m distcfr.train --game leduc --algorithm cfr+ --target-exploitability 1e-5 \\
       --summary-json leduc.json
+  python -m distcfr.train --game "draw27(ranks=13,suits=1,hand=1,stacks=1.5:10:0.5)"
+  python -m distcfr.train --game "draw27(ranks=7,suits=2,hand=2,stacks=1.5:10:0.5)" \\
+      --workers 2 --checkpoint run.ckpt --checkpoint-every 50    # rerun the same line to resume
+  ray start --head ... && python -m distcfr.train --address auto --game ...   # on a cluster
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 import time
+from pathlib import Path
 
 from distcfr.errors import BadParameter, DistcfrError
 from distcfr.evaluate.tables import render_tables
 from distcfr.games import load_game
+from distcfr.io.checkpoint import load_checkpoint, save_checkpoint
 from distcfr.io.msgpack_io import check_writable, write_atomic
 from distcfr.progress import Progress
 from distcfr.solve.rules import ALGORITHMS, AUTO
@@ -30,6 +37,10 @@ class _Parser(argparse.ArgumentParser):
         raise BadParameter(message)
 
 
+class _Stop(Exception):
+    """Ctrl-C or SIGTERM arrived: finish the iteration, save, exit."""
+
+
 def _positive_int(text: str) -> int:
     try:
         value = int(text)
@@ -37,6 +48,18 @@ def _positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be positive, got {value}")
+    return value
+
+
+def _workers(text: str):
+    if text == "auto":
+        return text
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"auto or a whole number, not {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 (in-process) or more, got {value}")
     return value
 
 
@@ -56,9 +79,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Solve a two-player card game with a CFR-family algorithm; print the exact "
         "exploitability and value of the average strategy and write it as a msgpack file.",
         epilog=__doc__.split("\n", 2)[2], formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--game", default=DEFAULT_GAME, metavar="SPEC",
-                        help=f"game spec, name or name(key=value,...) (default: {DEFAULT_GAME}); "
-                        "e.g. kuhn, leduc, 'minipoker(ranks=13)'")
+    parser.add_argument("--game", metavar="SPEC",
+                        help=f"game spec, name or name(key=value,...) (default: {DEFAULT_GAME}, or the "
+                        "checkpoint's); kuhn, leduc, community13, minipoker, draw27(...)")
     stop = parser.add_argument_group(
         "when to stop (either or both; default: the game's default target, 1e-4 or 1e-6 for the small games)")
     stop.add_argument("--iterations", type=_positive_int, metavar="N",
@@ -66,15 +89,30 @@ def build_parser() -> argparse.ArgumentParser:
     stop.add_argument("--target-exploitability", type=_positive_float, metavar="E",
                       help="stop once the average strategy is at most E chips from a Nash equilibrium")
     algo = parser.add_argument_group("algorithm")
-    algo.add_argument("--algorithm", default=AUTO, choices=(AUTO, *ALGORITHMS),
+    algo.add_argument("--algorithm", choices=(AUTO, *ALGORITHMS),
                       help="update rule (default: auto, the game's fastest measured: dcfr (discounted "
                       "CFR 1.5/0/2) for leduc and draw27, pcfr+ for kuhn, minipoker, community13)")
-    algo.add_argument("--updates", default="alternating", choices=UPDATES,
+    algo.add_argument("--updates", choices=UPDATES,
                       help="alternating or simultaneous player updates (default: alternating)")
     for name, default in (("alpha", 1.5), ("beta", 0.0), ("gamma", 2.0)):
         algo.add_argument(f"--{name}", type=float, metavar="X", help=f"dcfr {name} (default {default})")
     algo.add_argument("--eval-every", type=_positive_int, default=10, metavar="K",
                       help="compute the exact exploitability every K iterations (default: 10)")
+    dist = parser.add_argument_group("where it runs")
+    dist.add_argument("--address", metavar="auto|HOST:PORT",
+                      help="join the Ray cluster started by `ray start` (default: none; a private "
+                      "embedded Ray, or no Ray at all for short passes)")
+    dist.add_argument("--workers", type=_workers, default="auto", metavar="auto|N",
+                      help="Ray shard actors; 0 solves in-process without Ray (default: auto: in-process "
+                      "for games whose pass is shorter than a Ray round trip, else one per CPU)")
+    dist.add_argument("--shards", type=_positive_int, metavar="K",
+                      help="cut the deals into K shards (default: the game's); results are bitwise "
+                      "the same for any worker count, not for another shard count")
+    dist.add_argument("--checkpoint", metavar="PATH", help="save the solver state here (also on "
+                      "Ctrl-C/SIGTERM and at the end); if PATH exists the run resumes from it")
+    dist.add_argument("--checkpoint-every", type=_positive_int, default=100, metavar="K",
+                      help="iterations between checkpoints (default: 100)")
+    dist.add_argument("--resume", metavar="PATH", help="continue the run saved in this checkpoint")
     out = parser.add_argument_group("output")
     out.add_argument("--out", default="strategy.msgpack", metavar="PATH",
                      help="average strategy file, msgpack (default: strategy.msgpack)")
@@ -84,38 +122,109 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _resume_state(args):
+    """The checkpoint to continue from (if any), checked against the command line."""
+    path = args.resume
+    if path is None and args.checkpoint and Path(args.checkpoint).exists():
+        path = args.checkpoint
+    if path is None:
+        return None
+    state = load_checkpoint(path)
+    rule = state["rule"]
+    given = {"game": args.game and load_game(args.game).spec, "algorithm": args.algorithm,
+             "updates": args.updates, "shards": args.shards}
+    saved = {"game": state["game"], "algorithm": rule.get("name"), "updates": state["updates"],
+             "shards": state["shards"]}
+    for key, value in given.items():
+        if value not in (None, AUTO) and value != saved[key]:
+            raise BadParameter(f"checkpoint {path} is a {key}={saved[key]} run; the command line asks for "
+                               f"{key}={value}")
+    state["path"] = path
+    return state
+
+
 def run(args) -> dict:
     """Solve as ``args`` say; returns the summary dict."""
-    game = load_game(args.game)
-    check_writable(args.out)
-    if args.summary_json:
-        check_writable(args.summary_json)
+    state = _resume_state(args)
+    game = load_game(state["game"] if state else (args.game or DEFAULT_GAME))
+    for path in (args.out, args.summary_json, args.checkpoint):
+        if path:
+            check_writable(path)
     target = args.target_exploitability
     if args.iterations is None and target is None:
         target = game.default_target
-    solver = Solver(game, algorithm=args.algorithm, updates=args.updates,
-                    alpha=args.alpha, beta=args.beta, gamma=args.gamma)
+    if state:
+        rule = state["rule"]
+        solver_args = dict(algorithm=rule["name"], updates=state["updates"], shards=state["shards"])
+        if rule["name"] == "dcfr":
+            solver_args.update(alpha=rule["alpha"], beta=rule["beta"], gamma=rule["gamma"])
+    else:
+        solver_args = dict(algorithm=args.algorithm or AUTO, updates=args.updates or "alternating",
+                           shards=args.shards, alpha=args.alpha, beta=args.beta, gamma=args.gamma)
+    # validate everything cheap before starting Ray
+    probe = Solver(game, **solver_args)
+    if state and probe.rule.predictive and state.get("prediction") is None:
+        raise BadParameter(f"checkpoint {state['path']} has no prediction table for pcfr+")
+    from distcfr.dist.launch import make_shards
+
+    shards, started_ray = make_shards(probe.layout, probe.n_shards, args.workers, args.address)
+    try:
+        return _solve(args, game, solver_args, shards, state, target)
+    finally:
+        shards.close()
+        if started_ray:
+            from distcfr.dist.runtime import shutdown
+
+            shutdown()
+
+
+def _solve(args, game, solver_args, shards, state, target) -> dict:
+    solver = Solver(game, shard_set=shards, **solver_args)
+    if state:
+        solver.load_state(state)
+        print(f"resuming {game.spec} from {state['path']} at iteration {solver.iteration}")
+    where = shards.describe()
+    extra = f"  {where['workers']} workers on {where['nodes']} node(s)" if where["workers"] else ""
     progress = Progress(args.iterations, enabled=False if args.quiet else None)
     start_iteration, start = solver.iteration, time.perf_counter()
+    stop_requested = []
+
+    def on_signal(signum, frame):
+        if stop_requested:  # a second Ctrl-C: stop now
+            raise KeyboardInterrupt
+        stop_requested.append(signum)
+
+    def after_iteration(s, expl):
+        progress.update(s.iteration, s.iteration - start_iteration, expl, extra)
+        if args.checkpoint and s.iteration % args.checkpoint_every == 0:
+            save_checkpoint(s, args.checkpoint)
+        if stop_requested:
+            raise _Stop
+
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
     interrupted = False
-
-    def report(s, expl):
-        progress.update(s.iteration, s.iteration - start_iteration, expl)
-
     try:
-        solver.solve(iterations=args.iterations, target_exploitability=target,
-                     eval_every=args.eval_every, callback=report)
-    except KeyboardInterrupt:
+        done = args.iterations is not None and solver.iteration >= args.iterations
+        if not done:
+            solver.solve(iterations=args.iterations, target_exploitability=target,
+                         eval_every=args.eval_every, callback=after_iteration)
+    except _Stop:
         interrupted = True
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     progress.close()
     wall = time.perf_counter() - start
+    if args.checkpoint:
+        save_checkpoint(solver, args.checkpoint)
     strategy = solver.average_strategy()
-    summary = summarize(game, solver, strategy, wall)
+    summary = summarize(game, solver, strategy, wall, solver.iteration - start_iteration)
+    summary.update(where)
     strategy.meta["evaluation"] = summary["per_variant"]
     strategy.save(args.out)
     if args.summary_json:
         write_atomic(args.summary_json, (json.dumps(summary, indent=2) + "\n").encode())
-    print_result(summary, args.out, interrupted)
+    print_result(summary, args.out, interrupted, args.checkpoint)
     if not args.no_tables:
         tables = render_tables(strategy)
         if tables:
@@ -124,39 +233,49 @@ def run(args) -> dict:
     return summary
 
 
-def summarize(game, solver: Solver, strategy, wall: float) -> dict:
+def summarize(game, solver: Solver, strategy, wall: float, iterations_run: int) -> dict:
     br = strategy.best_response_per_variant  # (2, B)
     expl = strategy.exploitability_per_variant()
     values = strategy.value_per_variant
     per_variant = [{"variant": label, "value": float(values[i]), "exploitability": float(expl[i]),
                     "best_response": [float(br[0, i]), float(br[1, i])]}
                    for i, label in enumerate(game.variant_labels)]
-    return {
+    summary = {
         "game": game.spec,
         "algorithm": solver.rule.name,
         "rule": solver.rule.params(),
         "updates": solver.updates,
         "iterations": solver.iteration,
         "wall_seconds": wall,
-        "iterations_per_second": solver.iteration / wall if wall > 0 else None,
+        "iterations_per_second": iterations_run / wall if wall > 0 else None,
         "exploitability": float(expl.max()),
         "value": float(values[0]) if len(values) == 1 else [float(v) for v in values],
-        "best_response": [float(br[0].max()), float(br[1].max())] if len(values) == 1 else None,
+        "best_response": [float(br[0, 0]), float(br[1, 0])] if len(values) == 1 else None,
         "per_variant": per_variant,
     }
+    if game.variant_values is not None:
+        from distcfr.evaluate.break_even import crossings
+
+        summary["per_stack"] = [{"stack": s, "value": float(values[i]), "exploitability": float(expl[i])}
+                                for i, s in enumerate(game.variant_values)]
+        summary["break_even"] = crossings(game.variant_values, values)
+    return summary
 
 
-def print_result(summary: dict, out_path, interrupted: bool) -> None:
+def print_result(summary: dict, out_path, interrupted: bool, checkpoint) -> None:
     head = "interrupted" if interrupted else "solved"
-    print(f"{head} {summary['game']} with {summary['algorithm']}: {summary['iterations']} iterations "
+    where = f" on {summary['workers']} workers" if summary.get("workers") else ""
+    print(f"{head} {summary['game']} with {summary['algorithm']}{where}: {summary['iterations']} iterations "
           f"in {summary['wall_seconds']:.2f} s")
     if len(summary["per_variant"]) == 1:
-        print(f"  exploitability {summary['exploitability']:.3e} chips/game  "
-              f"value (player 1) {summary['value']:+.6f}")
+        print(f"  exploitability {summary['exploitability']:.3e}  value (player 1) {summary['value']:+.6f}")
     else:
         for row in summary["per_variant"]:
-            print(f"  {row['variant']:>12}  value {row['value']:+.6f}  exploitability {row['exploitability']:.3e}")
-    print(f"  average strategy written to {out_path}")
+            print(f"  {row['variant']:>8}  value {row['value']:+.6f}  exploitability {row['exploitability']:.3e}")
+    if "break_even" in summary:
+        points = ", ".join(f"{x:.4g}" for x in summary["break_even"]) or "none in this range"
+        print(f"  break-even stack (value crosses 0): {points}")
+    print(f"  average strategy written to {out_path}" + (f"; checkpoint {checkpoint}" if checkpoint else ""))
 
 
 def main(argv=None) -> int:

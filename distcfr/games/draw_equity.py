@@ -20,7 +20,7 @@ import numpy as np
 from distcfr.cards import CARD_KEYS, rank_of_keys
 from distcfr.errors import BadParameter
 
-_CHUNK_ELEMENTS = 1 << 22  # deals x pair count per chunk: keeps temporaries to tens of MB
+_CHUNK_ELEMENTS = 1 << 20  # deals x pair count per chunk: keeps temporaries to tens of MB
 
 
 @functools.lru_cache(maxsize=None)
@@ -32,7 +32,8 @@ def _draw_tables(m: int, h: int):
     """
     combos, bits = [], []
     for d in range(h + 1):
-        c = np.array(list(itertools.combinations(range(m), d)), dtype=np.int64).reshape(-1, d)
+        c = np.array(list(itertools.combinations(range(m), d)), dtype=np.int64)
+        c = c.reshape(len(c), d)
         combos.append(c)
         bits.append((np.int64(1) << c).sum(1))  # (C(m, d),) bitmask of each subset
     disjoint = {}
@@ -53,8 +54,8 @@ def showdown_equity(hands1: np.ndarray, hands2: np.ndarray, deck: np.ndarray) ->
     left; +1 when player 1's final hand is the lower, -1 when higher, 0 when equal.
 
     >>> from distcfr.cards import parse
-    >>> e = showdown_equity(parse("2c")[None], parse("3c")[None], parse("2c3c4c"))
-    >>> e[:, :, 0].tolist()  # P1 keeps 2 and wins; redraws get the 4 unless P2 took it first
+    >>> e = showdown_equity(parse("2c")[None], parse("3c")[None], parse("2c3c4c5c"))
+    >>> e[:, :, 0].tolist()  # [m1][m2]: the 2 wins; both redraw: the 4 wins, a coin flip
     [[1.0, 1.0], [-1.0, 0.0]]
     """
     hands1, hands2, deck = np.asarray(hands1), np.asarray(hands2), np.asarray(deck)
@@ -63,9 +64,9 @@ def showdown_equity(hands1: np.ndarray, hands2: np.ndarray, deck: np.ndarray) ->
                            f"{hands2.shape}")
     n, h = hands1.shape
     m = deck.size - 2 * h
-    if m < h or len(np.unique(deck)) != deck.size:
-        raise BadParameter(f"a deck of {deck.size} distinct cards is needed for two {h}-card "
-                           f"hands and a full draw")
+    if m < 2 * h or len(np.unique(deck)) != deck.size:
+        raise BadParameter(f"a deck of {deck.size} distinct cards is too small for two {h}-card "
+                           f"hands and both players drawing {h} (or has repeated cards)")
     both = np.concatenate([hands1, hands2], axis=1)  # (n, 2H)
     in_hand = (deck[None, :, None] == both[:, None, :]).any(2)  # (n, n_cards) bool
     if (in_hand.sum(1) != 2 * h).any() or (np.diff(hands1) <= 0).any() or (np.diff(hands2) <= 0).any():
@@ -104,6 +105,8 @@ def _equity_chunk(hands1, hands2, stub, combos, disjoint, out) -> None:
         for d2 in range(h + 1):
             idx = disjoint[d2, sizes[m1]]  # (A, B): D1 draws disjoint from each D2 draw
             p1 = r1[m1][:, idx]  # (c, A, B) int16
+            acc = np.int16 if idx.size < 1 << 15 else np.int64  # |sum| <= idx.size
             for m2 in (m for m in range(1 << h) if sizes[m] == d2):
                 diff = r2[m2][:, :, None] - p1  # (c, A, B) int16
-                out[m1, m2] = np.sign(diff).sum((1, 2), dtype=np.int64) / idx.size
+                np.sign(diff, out=diff)
+                out[m1, m2] = diff.reshape(c, -1).sum(1, dtype=acc) / idx.size

@@ -20,15 +20,28 @@ class ShardSet(Protocol):
     def close(self) -> None: ...
 
 
-class LocalShards:
-    """All shards in this process (no Ray)."""
+class ShardGroup:
+    """Some shards of one game (what a Ray actor wraps). ``game`` is a spec string (an actor
+    builds its own deal arrays from it) or an already built Layout."""
 
-    def __init__(self, layout: Layout, n_shards: int):
-        self.n_shards = n_shards
-        self.shards = [ShardPass(layout, lo, hi) for lo, hi in layout.shard_bounds(n_shards)]
+    def __init__(self, game: str | Layout, n_shards: int, shard_ids: list[int]):
+        if isinstance(game, str):
+            from distcfr.games import load_game
+
+            game = Layout(load_game(game))
+        bounds = game.shard_bounds(n_shards)
+        self.shards = [ShardPass(game, *bounds[i]) for i in shard_ids]
 
     def map(self, method: str, *args) -> list:
         return [getattr(shard, method)(*args) for shard in self.shards]
+
+
+class LocalShards(ShardGroup):
+    """All shards in this process (no Ray)."""
+
+    def __init__(self, layout: Layout, n_shards: int):
+        super().__init__(layout, n_shards, list(range(n_shards)))
+        self.n_shards = n_shards
 
     def close(self) -> None:
         pass

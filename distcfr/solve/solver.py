@@ -86,6 +86,19 @@ class Solver:
         self._version += 1
         self.versions[p] = self._version
 
+    # ---- state (checkpoints) ------------------------------------------------------------------
+    def load_state(self, state: dict) -> None:
+        """Continue from a checkpoint's tables (see distcfr.io.checkpoint); the run then goes on
+        bitwise as if it had never stopped, whatever the workers."""
+        self.regrets[...] = state["regrets"]
+        self.sums[...] = state["sums"]
+        self.sigma[...] = state["sigma"]
+        if self.prediction is not None:
+            self.prediction[...] = state["prediction"]
+        self.iteration = int(state["iteration"])
+        self._version += 1
+        self.versions = [self._version, self._version]
+
     # ---- strategies ------------------------------------------------------------------------------
     def _meta(self) -> dict:
         return {"algorithm": self.rule.name, "iterations": self.iteration, "rule": self.rule.params()}

@@ -1,0 +1,56 @@
+"""Choosing where the shards run: in this process, on an embedded Ray, or on a cluster."""
+
+from __future__ import annotations
+
+import os
+
+from distcfr.solve.layout import Layout
+from distcfr.solve.shard_set import LocalShards
+
+# Below this many (variant, node, deal) cells a pass takes well under a millisecond or two, less
+# than one Ray round trip (~1.2-1.5 ms measured here), so "auto" keeps such games in-process.
+IN_PROCESS_CELLS = 500_000
+
+
+def pass_cells(layout: Layout) -> int:
+    return layout.n_variants * layout.tree.n_nodes * layout.n_deals
+
+
+def auto_workers(layout: Layout, n_shards: int, address: str | None) -> int:
+    """0 (in-process) for short passes without a cluster, else one worker per CPU (at most
+    one per shard)."""
+    if address is None and (pass_cells(layout) < IN_PROCESS_CELLS or n_shards == 1):
+        return 0
+    if address is None:
+        cpus = os.cpu_count() or 1
+    else:
+        from distcfr.dist.runtime import cluster_cpus
+
+        cpus = cluster_cpus()
+    return max(1, min(cpus, n_shards))
+
+
+def make_shards(layout: Layout, n_shards: int, workers: int | str, address: str | None):
+    """The ShardSet for a run, and whether this process started Ray (and must stop it)."""
+    started = False
+    if workers == 0:
+        return LocalShards(layout, n_shards), started
+    if address is not None:
+        from distcfr.dist.runtime import connect
+
+        connect(address)
+    if workers == "auto":
+        workers = auto_workers(layout, n_shards, address)
+    if workers == 0:
+        return LocalShards(layout, n_shards), started
+    if address is None:
+        import sys
+
+        from distcfr.dist.runtime import start_embedded
+
+        already = "ray" in sys.modules and sys.modules["ray"].is_initialized()
+        start_embedded(num_cpus=max(workers, os.cpu_count() or 1))
+        started = not already
+    from distcfr.dist.ray_shards import RayShards
+
+    return RayShards(layout.game.spec, n_shards, workers), started

@@ -1,0 +1,89 @@
+"""Shards on Ray actors: the ShardSet the coordinator drives when Ray is in use.
+
+Each actor wraps a plain ``ShardGroup`` (some shards of the game, built by the actor from
+the game spec). Actors sit one per CPU bundle of a placement group spread over the nodes.
+Per call the arguments (the strategy table) go out once through the object store and the
+results come back per shard, in shard order. An actor that dies (killed process, lost node)
+is replaced and its shards recomputed: a stateless call is simply re-run; a call that relied
+on state the actor held raises ``ShardsRestarted`` so the caller redoes the whole step.
+"""
+
+from __future__ import annotations
+
+import ray
+from ray.exceptions import ActorDiedError, ActorUnavailableError, GetTimeoutError, RayActorError
+from ray.util.placement_group import placement_group, remove_placement_group
+from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
+
+from distcfr.errors import ClusterError
+from distcfr.solve.shard_set import ShardGroup
+
+STATELESS = {"cfr_sums", "profile_value", "br_start"}
+_DEAD = (RayActorError, ActorDiedError, ActorUnavailableError)
+
+
+class ShardsRestarted(Exception):
+    """A worker was replaced in the middle of a multi-call step; redo the step."""
+
+
+@ray.remote(num_cpus=1, max_restarts=0)
+class ShardActor(ShardGroup):
+    def node_id(self) -> str:
+        return ray.get_runtime_context().get_node_id()
+
+
+class RayShards:
+    """``n_shards`` shards of ``spec`` over ``n_workers`` actors."""
+
+    def __init__(self, spec: str, n_shards: int, n_workers: int, ready_timeout: float = 120.0):
+        self.spec, self.n_shards = spec, n_shards
+        self.n_workers = n_workers = max(1, min(n_workers, n_shards))
+        self.assignment = [list(range(w, n_shards, n_workers)) for w in range(n_workers)]  # round robin
+        self.group = placement_group([{"CPU": 1}] * n_workers, strategy="SPREAD")
+        try:
+            ray.get(self.group.ready(), timeout=ready_timeout)
+        except GetTimeoutError:
+            remove_placement_group(self.group)
+            raise ClusterError(f"the cluster cannot give {n_workers} workers one CPU each "
+                               f"(it has {int(ray.cluster_resources().get('CPU', 0))} CPUs)") from None
+        self.actors = [self._start(w) for w in range(n_workers)]
+        self.restarts = 0
+        ray.get([a.node_id.remote() for a in self.actors])  # wait until every actor has built its shards
+
+    def _start(self, worker: int):
+        strategy = PlacementGroupSchedulingStrategy(self.group, placement_group_bundle_index=worker)
+        return ShardActor.options(scheduling_strategy=strategy).remote(
+            self.spec, self.n_shards, self.assignment[worker])
+
+    def map(self, method: str, *args) -> list:
+        refs = [ray.put(a) if hasattr(a, "nbytes") else a for a in args]  # big arrays go out once
+        pending = [actor.map.remote(method, *refs) for actor in self.actors]
+        per_worker, dead = [None] * self.n_workers, []
+        for w, ref in enumerate(pending):
+            try:
+                per_worker[w] = ray.get(ref)
+            except _DEAD:
+                dead.append(w)
+        for w in dead:
+            self.actors[w] = self._start(w)
+            self.restarts += 1
+        if dead and method not in STATELESS:
+            raise ShardsRestarted(method)
+        for w in dead:
+            per_worker[w] = ray.get(self.actors[w].map.remote(method, *refs))
+        results = [None] * self.n_shards
+        for w, shard_ids in enumerate(self.assignment):
+            for shard, result in zip(shard_ids, per_worker[w]):
+                results[shard] = result
+        return results
+
+    def nodes(self) -> int:
+        return len(set(ray.get([a.node_id.remote() for a in self.actors])))
+
+    def describe(self) -> dict:
+        return {"workers": self.n_workers, "nodes": self.nodes(), "shards": self.n_shards}
+
+    def close(self) -> None:
+        for actor in self.actors:
+            ray.kill(actor)
+        remove_placement_group(self.group)

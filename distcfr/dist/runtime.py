@@ -1,0 +1,83 @@
+"""Starting or joining Ray. Ray is imported only here and in the modules of this folder.
+
+* Embedded (no address): a private single-node Ray started by this process, bound to the
+  loopback interface, with token authentication on a fresh random token that only this
+  process and its workers know. It never joins a cluster already running on the machine
+  (``address="local"``: a leftover /tmp/ray address file is ignored).
+* Cluster (``--address auto`` or ``HOST:PORT``): joins what ``ray start`` started; token
+  authentication is whatever the cluster uses (``RAY_AUTH_MODE=token`` plus ``RAY_AUTH_TOKEN``
+  or ``RAY_AUTH_TOKEN_PATH`` in the environment, see cluster/README.md).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import logging
+import os
+import secrets
+import sys
+
+from distcfr.errors import ClusterError
+
+
+def start_embedded(num_cpus: int) -> None:
+    """Start a private local Ray with ``num_cpus`` CPUs (unless this process already runs one)."""
+    if "ray" not in sys.modules:  # these are read when ray is imported
+        os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"  # bind every Ray server to loopback
+    import ray
+
+    if ray.is_initialized():
+        return
+    os.environ["RAY_AUTH_MODE"] = "token"
+    os.environ["RAY_AUTH_TOKEN"] = secrets.token_hex(32)
+    os.environ.pop("RAY_ADDRESS", None)
+    try:
+        with _quiet():
+            ray.init(address="local", num_cpus=num_cpus, include_dashboard=False, log_to_driver=False,
+                     configure_logging=False, logging_level=logging.ERROR)
+    except Exception as err:  # Ray raises many types; the user needs one line
+        raise ClusterError(f"could not start the embedded Ray: {_first_line(err)}") from None
+
+
+def connect(address: str) -> None:
+    """Join the Ray cluster at ``address`` ("auto" or HOST:PORT)."""
+    import ray
+
+    if ray.is_initialized():
+        return
+    try:
+        with _quiet():
+            ray.init(address=address, log_to_driver=False, configure_logging=False,
+                     logging_level=logging.ERROR)
+    except Exception as err:
+        hint = ""
+        text = str(err)
+        if "auth" in text.lower() or "token" in text.lower():
+            hint = " (set RAY_AUTH_MODE=token and the cluster's RAY_AUTH_TOKEN)"
+        raise ClusterError(f"no Ray cluster reachable at {address}: {_first_line(err)}{hint}") from None
+
+
+def shutdown() -> None:
+    import ray
+
+    if ray.is_initialized():
+        ray.shutdown()
+
+
+def cluster_cpus() -> int:
+    import ray
+
+    return int(ray.cluster_resources().get("CPU", 0))
+
+
+def _first_line(err: Exception) -> str:
+    text = str(err).strip().splitlines()
+    return text[0] if text else type(err).__name__
+
+
+@contextlib.contextmanager
+def _quiet():
+    """Keep Ray's start-up chatter off the user's terminal (errors still raise)."""
+    with contextlib.redirect_stderr(io.StringIO()):
+        yield
