@@ -47,7 +47,7 @@ def parse(text: str) -> np.ndarray:
     while pos < len(text):
         m = _TOKEN.match(text, pos)
         if m is None:
-            raise BadParameter(f"bad card {text[pos:pos + 2]!r} at position {pos} of {text!r}")
+            raise BadParameter(f"bad card {text[pos : pos + 2]!r} at position {pos} of {text!r}")
         if m.group(1):
             rank = 8 if m.group(1) == "10" else RANKS.index(m.group(1).upper())
             cards.append(rank * 4 + SUITS.index(m.group(2).lower()))
@@ -124,7 +124,7 @@ def _get_tables() -> tuple[np.ndarray, np.ndarray]:
 def hand_keys(hands: np.ndarray) -> np.ndarray:
     """Additive key of each hand: the sum of ``CARD_KEYS`` over the last axis (int32).
 
-    >>> int(hand_keys(parse("7c5d")) + hand_keys(parse("4h3s2c"))) == int(hand_keys(parse("7c5d4h3s2c")))
+    >>> bool(hand_keys(parse("7c5d")) + hand_keys(parse("4h3s2c")) == hand_keys(parse("7c5d4h3s2c")))
     True
     """
     k = CARD_KEYS.take(np.asarray(hands))  # (..., k) int32

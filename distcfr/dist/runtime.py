@@ -23,15 +23,21 @@ from distcfr.errors import ClusterError
 
 def start_embedded(num_cpus: int) -> None:
     """Start a private local Ray with ``num_cpus`` CPUs (unless this process already runs one)."""
-    if "ray" not in sys.modules:  # these are read when ray is imported
-        os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"  # bind every Ray server to loopback
-    import ray
-
-    if ray.is_initialized():
+    if "ray" in sys.modules and sys.modules["ray"].is_initialized():
         return
+    fresh = "ray" not in sys.modules
+    # Read by Ray at import: with "clusters" off, every Ray server binds to loopback only.
+    os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
     os.environ["RAY_AUTH_MODE"] = "token"
     os.environ["RAY_AUTH_TOKEN"] = secrets.token_hex(32)
     os.environ.pop("RAY_ADDRESS", None)
+    import ray
+
+    if not fresh:  # ray was imported before: make it re-read the auth settings
+        from ray._raylet import AuthenticationTokenLoader, Config
+
+        Config.initialize("")
+        AuthenticationTokenLoader.instance().reset_cache()
     try:
         with _quiet():
             ray.init(address="local", num_cpus=num_cpus, include_dashboard=False, log_to_driver=False,

@@ -14,16 +14,18 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
 
 import numpy as np
 
 from distcfr.cards import CARD_KEYS, rank_of_keys
 from distcfr.errors import BadParameter
 
-_CHUNK_ELEMENTS = 1 << 20  # deals x pair count per chunk: keeps temporaries to tens of MB
+_CHUNK_ELEMENTS = 1 << 20  # deals x draw pairs per chunk (~2 MB int16 temporaries, cache sized)
+_MAX_PAIRS = 1 << 24  # draw pairs per deal and mask pair beyond which exact equity is refused
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _draw_tables(m: int, h: int):
     """Draw subsets of a stub of m cards and, per (d2, d1), the D1 disjoint from each D2.
 
@@ -60,19 +62,29 @@ def showdown_equity(hands1: np.ndarray, hands2: np.ndarray, deck: np.ndarray) ->
     """
     hands1, hands2, deck = np.asarray(hands1), np.asarray(hands2), np.asarray(deck)
     if hands1.ndim != 2 or hands1.shape != hands2.shape or not 1 <= hands1.shape[1] <= 5:
-        raise BadParameter(f"hands must be two (n, H) arrays, 1 <= H <= 5: {hands1.shape}, "
-                           f"{hands2.shape}")
+        raise BadParameter(
+            f"hands must be two (n, H) arrays, 1 <= H <= 5: {hands1.shape}, {hands2.shape}"
+        )
     n, h = hands1.shape
     m = deck.size - 2 * h
     if m < 2 * h or len(np.unique(deck)) != deck.size:
-        raise BadParameter(f"a deck of {deck.size} distinct cards is too small for two {h}-card "
-                           f"hands and both players drawing {h} (or has repeated cards)")
+        raise BadParameter(
+            f"a deck of {deck.size} distinct cards is too small for two {h}-card "
+            f"hands and both players drawing {h} (or has repeated cards)"
+        )
     both = np.concatenate([hands1, hands2], axis=1)  # (n, 2H)
     in_hand = (deck[None, :, None] == both[:, None, :]).any(2)  # (n, n_cards) bool
-    if (in_hand.sum(1) != 2 * h).any() or (np.diff(hands1) <= 0).any() or (np.diff(hands2) <= 0).any():
+    unsorted = (np.diff(hands1) <= 0).any() or (np.diff(hands2) <= 0).any()
+    if unsorted or (in_hand.sum(1) != 2 * h).any():
         raise BadParameter("hands must be sorted, distinct cards of the deck")
     stub = np.broadcast_to(deck, in_hand.shape)[~in_hand].reshape(n, m)  # (n, M) card ids
 
+    pairs = math.comb(m, h) * math.comb(m - h, h)
+    if pairs > _MAX_PAIRS:
+        raise BadParameter(
+            f"exact draw equity with {h}-card hands and a {m}-card stub needs "
+            f"{pairs:,} draw pairs per deal and mask pair (at most {_MAX_PAIRS:,})"
+        )
     out = np.empty((1 << h, 1 << h, n), dtype=np.float64)
     combos, disjoint = _draw_tables(m, h)
     chunk = max(1, _CHUNK_ELEMENTS // max(t.size for t in disjoint.values()))
