@@ -124,7 +124,8 @@ def _get_tables() -> tuple[np.ndarray, np.ndarray]:
 def hand_keys(hands: np.ndarray) -> np.ndarray:
     """Additive key of each hand: the sum of ``CARD_KEYS`` over the last axis (int32).
 
-    >>> bool(hand_keys(parse("7c5d")) + hand_keys(parse("4h3s2c")) == hand_keys(parse("7c5d4h3s2c")))
+    >>> kept, drawn, hand = parse("7c5d"), parse("4h3s2c"), parse("7c5d4h3s2c")
+    >>> bool(hand_keys(kept) + hand_keys(drawn) == hand_keys(hand))
     True
     """
     k = CARD_KEYS.take(np.asarray(hands))  # (..., k) int32

@@ -1,11 +1,12 @@
 """The vectorised passes over one shard (a contiguous slice of the deals).
 
-Every array is dense over (variants B, tree nodes N, deals D); Python loops only over tree
-levels. One CFR pass is:
+Every array is dense over (tree nodes N, variants B, deals D), node axis first, so a tree
+level is one contiguous block and summing children is one matrix product over all variants
+and deals at once; Python loops only over tree levels. One CFR pass is:
 
 1. gather each player's current strategy on its own edges, by infoset id;
-2. top-down, per level: each player's own reach probability per (node, deal);
-3. bottom-up, per level: player 1's expected utility per (node, deal), deal-weighted;
+2. top-down, per level: each player's own reach probability per (node, variant, deal);
+3. bottom-up, per level: player 1's expected utility per (node, variant, deal), deal-weighted;
 4. scatter-add (np.bincount) into per-infoset tables: counterfactual action values
    Q(I, a) = sum_h pi_-p(h) w(h) u_p(h a) and own reach sums sum_h pi_p(h) w(h).
 
@@ -35,38 +36,38 @@ class ShardPass:
         cards, self.weights = cards[start:stop], prob[start:stop]  # (D, n_cards), (D,)
         self.layout = layout
         n, d, b, a = tree.n_nodes, len(self.weights), layout.n_variants, layout.max_actions
-        self.shape = (b, n, d)
+        n_table = layout.n_infosets * a
+        self.shape = (n, b, d)
+        self.table_shape = (b, layout.n_infosets, a)
 
         # infoset id of the acting player per (decision node, deal); -1 at terminals
         iset = np.full((n, d), -1, dtype=np.int64)  # (N, D)
         for node in np.flatnonzero(tree.player != TERMINAL):
             player = int(tree.player[node])
             iset[node] = layout.node_offset[node] + game.private_index(tree.histories[node], player, cards)
-        terminals = np.flatnonzero(tree.player == TERMINAL)
-        self.uterm = np.zeros(self.shape)  # (B, N, D) player 1's payoff times deal weight
-        payoff = game.terminal_utilities([tree.histories[t] for t in terminals], cards)  # (T, B, D)
-        self.uterm[:, terminals] = payoff.transpose(1, 0, 2) * self.weights
         self.iset = iset
+        terminals = np.flatnonzero(tree.player == TERMINAL)
+        self.uterm = np.zeros(self.shape)  # (N, B, D) player 1's payoff times deal weight
+        payoff = game.terminal_utilities([tree.histories[t] for t in terminals], cards)  # (T, B, D)
+        self.uterm[terminals] = payoff * self.weights
 
-        # per player: its edges (children of its nodes), their flat table index, scatter indices
-        self.edges, self.edge_flat, self.edge_parent, self.q_index, self.dec, self.s_index = [], [], [], [], [], []
-        batch = np.arange(b, dtype=np.int64)[:, None, None]
+        # per player: its edges (children of its nodes) and their flat index in the (B, n_is, A)
+        # table, used both to gather the strategy and to scatter the action values
+        batch = np.arange(b, dtype=np.int64)[None, :, None]
+        self.edges, self.edge_parent, self.edge_index, self.dec, self.dec_index = [], [], [], [], []
         for p in (0, 1):
-            rows = layout.player_rows[p]
-            n_rows = rows.stop - rows.start
             edges = np.flatnonzero(tree.player[tree.parent] == p)
             edges = edges[edges > 0]
             parents = tree.parent[edges]
-            flat = iset[parents] * a + tree.action[edges][:, None]  # (E_p, D) into (n_is * A)
+            flat = iset[parents] * a + tree.action[edges][:, None]  # (E_p, D)
             dec = np.flatnonzero(tree.player == p)
             self.edges.append(edges)
             self.edge_parent.append(parents)
-            self.edge_flat.append(flat)
-            self.q_index.append((flat - rows.start * a + batch * n_rows * a).ravel())  # (B*E_p*D,)
+            self.edge_index.append(flat[:, None, :] + batch * n_table)  # (E_p, B, D)
             self.dec.append(dec)
-            self.s_index.append((iset[dec] - rows.start + batch * n_rows).ravel())  # (B*n_dec_p*D,)
+            self.dec_index.append((iset[dec][:, None, :] + batch * layout.n_infosets).ravel())  # (n_dec_p*B*D,)
 
-        # levels: nodes of depth k are lo:hi; their children (depth k+1) are hi:hi2
+        # levels: nodes of depth k are lo:hi; their children (depth k+1) are hi:nxt
         self.levels = []
         starts = tree.level_start
         for k in range(tree.n_levels):
@@ -74,13 +75,13 @@ class ShardPass:
             nxt = int(starts[k + 2]) if k + 1 < tree.n_levels else hi
             sum_children = np.zeros((hi - lo, nxt - hi))  # (nodes of level k, nodes of level k+1)
             sum_children[tree.parent[hi:nxt] - lo, np.arange(nxt - hi)] = 1.0
-            self.levels.append((lo, hi, nxt, tree.parent[lo:hi], sum_children))
+            self.levels.append((lo, hi, nxt, tree.parent[hi:nxt], sum_children))
         self._br_levels = None
 
-        self.factor = np.ones((2, *self.shape))  # (2, B, N, D) own edge probability per player, else 1
-        self.reach = np.ones((2, *self.shape))  # (2, B, N, D) own reach probability per player
-        self.edge_prob = np.ones(self.shape)  # (B, N, D) probability of the edge into each node
-        self.utility = np.zeros(self.shape)  # (B, N, D) player 1's deal-weighted expected payoff
+        self.factor = np.ones((2, *self.shape))  # (2, N, B, D) own edge probability per player, else 1
+        self.reach = np.ones((2, *self.shape))  # (2, N, B, D) own reach probability per player
+        self.edge_prob = np.ones(self.shape)  # (N, B, D) probability of the edge into each node
+        self.utility = np.zeros(self.shape)  # (N, B, D) player 1's deal-weighted expected payoff
         self.versions = [None, None]
 
     # ---- CFR ----------------------------------------------------------------------------
@@ -89,11 +90,11 @@ class ShardPass:
         changed = [p for p in (0, 1) if versions[p] is None or versions[p] != self.versions[p]]
         if not changed:
             return
-        flat = sigma.reshape(sigma.shape[0], -1)
+        flat = sigma.ravel()
         for p in changed:
-            prob = np.take(flat, self.edge_flat[p], axis=1)  # (B, E_p, D)
-            self.factor[p][:, self.edges[p]] = prob
-            self.edge_prob[:, self.edges[p]] = prob
+            prob = np.take(flat, self.edge_index[p])  # (E_p, B, D)
+            self.factor[p][self.edges[p]] = prob
+            self.edge_prob[self.edges[p]] = prob
             self.versions[p] = versions[p]
         if len(changed) == 2:
             self._top_down(self.reach, self.factor)
@@ -101,17 +102,19 @@ class ShardPass:
             self._top_down(self.reach[changed[0]], self.factor[changed[0]])
 
     def _top_down(self, reach: np.ndarray, factor: np.ndarray) -> None:
-        for lo, hi, nxt, _, _ in self.levels[:-1]:
-            np.multiply(np.take(reach, self.layout.tree.parent[hi:nxt], axis=-2),
-                        factor[..., hi:nxt, :], out=reach[..., hi:nxt, :])
+        """reach[child] = reach[parent] * factor[child], level by level; arrays (..., N, B, D)."""
+        for _, hi, nxt, parents, _ in self.levels[:-1]:
+            np.multiply(np.take(reach, parents, axis=-3), factor[..., hi:nxt, :, :], out=reach[..., hi:nxt, :, :])
 
     def _bottom_up(self, values: np.ndarray, edge_prob: np.ndarray, terminal: np.ndarray) -> None:
-        """values[node] = terminal[node] + sum over children of edge_prob * values[child]."""
+        """values[node] = terminal[node] + sum over children of edge_prob * values[child];
+        arrays (N, ...) with the node axis first."""
         last = self.levels[-1]
-        values[:, last[0]:last[1]] = terminal[:, last[0]:last[1]]
+        values[last[0]:last[1]] = terminal[last[0]:last[1]]
         for lo, hi, nxt, _, sum_children in reversed(self.levels[:-1]):
-            weighted = edge_prob[:, hi:nxt] * values[:, hi:nxt]  # (B, n_children, D)
-            np.add(np.matmul(sum_children, weighted), terminal[:, lo:hi], out=values[:, lo:hi])
+            weighted = (edge_prob[hi:nxt] * values[hi:nxt]).reshape(nxt - hi, -1)
+            np.add(sum_children @ weighted, terminal[lo:hi].reshape(hi - lo, -1),
+                   out=values[lo:hi].reshape(hi - lo, -1))
 
     def cfr_sums(self, sigma: np.ndarray, versions: tuple, players: tuple[int, ...]):
         """Per updated player p: (Q_p (B, n_p, A) counterfactual action values in p's payoff,
@@ -119,27 +122,34 @@ class ShardPass:
         self.set_strategy(sigma, versions)
         self._bottom_up(self.utility, self.edge_prob, self.uterm)
         out = {}
-        b, a = self.shape[0], self.layout.max_actions
+        b, n_is, a = self.table_shape
         for p in players:
             rows = self.layout.player_rows[p]
-            n_rows = rows.stop - rows.start
-            opp = np.take(self.reach[1 - p], self.edge_parent[p], axis=1)  # (B, E_p, D)
-            opp *= np.take(self.utility, self.edges[p], axis=1)
-            q = np.bincount(self.q_index[p], opp.ravel(), minlength=b * n_rows * a).reshape(b, n_rows, a)
+            value = np.take(self.reach[1 - p], self.edge_parent[p], axis=0)  # (E_p, B, D)
+            value *= np.take(self.utility, self.edges[p], axis=0)
+            q = np.bincount(self.edge_index[p].ravel(), value.ravel(), minlength=b * n_is * a)
+            q = q.reshape(b, n_is, a)[:, rows]
             if p == 1:
-                np.negative(q, out=q)
-            own = np.take(self.reach[p], self.dec[p], axis=1) * self.weights  # (B, n_dec_p, D)
-            reach = np.bincount(self.s_index[p], own.ravel(), minlength=b * n_rows).reshape(b, n_rows)
+                q = -q
+            own = np.take(self.reach[p], self.dec[p], axis=0) * self.weights  # (n_dec_p, B, D)
+            reach = np.bincount(self.dec_index[p], own.ravel(), minlength=b * n_is).reshape(b, n_is)[:, rows]
             out[p] = (q, reach)
         return out
 
+    def profile_value(self, sigma: np.ndarray, versions: tuple) -> np.ndarray:
+        """(B,) player 1's deal-weighted expected payoff over this shard under ``sigma``."""
+        self.set_strategy(sigma, versions)
+        self._bottom_up(self.utility, self.edge_prob, self.uterm)
+        return self.utility[0].sum(axis=-1)
+
     # ---- best response --------------------------------------------------------------------
     def _prepare_br(self) -> None:
-        # Both players' best responses run together: values are (B, N, 2, D), player p's in
-        # [:, :, p], so one numpy call per level step serves both.
+        # Both players' best responses run together: values are (N, 2, B, D), player p's in
+        # [:, p], so one numpy call per level step serves both.
         layout, tree = self.layout, self.layout.tree
-        b, n, d = self.shape
+        n, b, d = self.shape
         a = layout.max_actions
+        batch = np.arange(b)[None, :, None]
         self._br_levels = []
         for lo, hi, _, _, _ in self.levels:
             depth = int(tree.depth[lo])
@@ -155,63 +165,60 @@ class ShardPass:
             kids = tree.first_child[nodes][:, None] + np.minimum(
                 np.arange(a)[None, :], tree.n_children[nodes][:, None] - 1)  # (n_dec, A); pads repeat
             local = self.iset[nodes] - np.where(player == 0, rows[0].start, rows[1].start - n_first)[:, None]
-            index = local[:, None, :] * a + np.arange(a)[None, :, None]  # (n_dec, A, D) level-local rows
-            index = (index[None] + np.arange(b)[:, None, None, None] * n_rows * a).ravel()
+            row_index = local[:, None, :] + batch * n_rows  # (n_dec, B, D) into (B, n_rows)
             self._br_levels.append({
-                "kid_index": (kids * 2 + player[:, None]).ravel(),  # into (B, 2N, D) values
-                "node_index": nodes * 2 + player,  # into (B, 2N, D)
-                "local": local, "index": index, "n_rows": n_rows, "n_dec": len(nodes)})
-        self._br_terminal = np.stack([self.uterm, -self.uterm], axis=2)  # (B, N, 2, D)
+                "kid_index": (kids * 2 + player[:, None]).ravel(),  # into (2N, B, D) values
+                "node_index": nodes * 2 + player,  # into (2N, B, D)
+                "row_index": row_index,
+                "q_index": (row_index[:, None] * a + np.arange(a)[None, :, None, None]).ravel(),  # (n_dec*A*B*D,)
+                "n_rows": n_rows, "n_dec": len(nodes)})
+        self._br_terminal = np.stack([self.uterm, -self.uterm], axis=1)  # (N, 2, B, D)
 
     def br_start(self, sigma: np.ndarray, versions: tuple) -> None:
         """Begin both players' best responses to ``sigma``."""
         if self._br_levels is None:
             self._prepare_br()
         self.set_strategy(sigma, versions)
-        b, n, d = self.shape
-        self._br_values = np.empty((b, n, 2, d))  # (B, N, 2, D) each player's own payoff
-        self._br_opp_factor = np.stack([self.factor[1], self.factor[0]], axis=2)  # (B, N, 2, D)
-        self._br_opp_reach = np.stack([self.reach[1], self.reach[0]], axis=2)  # (B, N, 2, D)
+        n, b, d = self.shape
+        self._br_values = np.empty((n, 2, b, d))  # (N, 2, B, D) each player's own payoff
+        self._br_opp_factor = self.factor[::-1].transpose(1, 0, 2, 3).copy()  # (N, 2, B, D)
+        self._br_opp_reach = self.reach[::-1].transpose(1, 0, 2, 3).copy()  # (N, 2, B, D)
         self._br_kids = None
 
     def br_level_q(self, level: int):
         """Fill the level's opponent/terminal values; return the sums (B, n_rows, A) of each
         infoset's action values at this level (player 1's rows then player 2's), or None."""
         lo, hi, nxt, _, sum_children = self.levels[level]
-        b, n, d = self.shape
+        n, b, d = self.shape
         values = self._br_values
         if nxt > hi:
-            weighted = (self._br_opp_factor[:, hi:nxt] * values[:, hi:nxt]).reshape(b, nxt - hi, 2 * d)
-            np.add(np.matmul(sum_children, weighted), self._br_terminal[:, lo:hi].reshape(b, hi - lo, 2 * d),
-                   out=values[:, lo:hi].reshape(b, hi - lo, 2 * d))
+            self._bottom_up_level(values, lo, hi, nxt, sum_children)
         else:
-            values[:, lo:hi] = self._br_terminal[:, lo:hi]
+            values[lo:hi] = self._br_terminal[lo:hi]
         step = self._br_levels[level]
         if step is None:
             return None
         a = self.layout.max_actions
-        kids = np.take(values.reshape(b, 2 * n, d), step["kid_index"], axis=1).reshape(b, step["n_dec"], a, d)
-        reach = np.take(self._br_opp_reach.reshape(b, 2 * n, d), step["node_index"], axis=1)  # (B, n_dec, D)
+        kids = np.take(values.reshape(2 * n, b, d), step["kid_index"], axis=0).reshape(step["n_dec"], a, b, d)
+        reach = np.take(self._br_opp_reach.reshape(2 * n, b, d), step["node_index"], axis=0)  # (n_dec, B, D)
         self._br_kids = kids
-        weighted = kids * reach[:, :, None, :]
-        q = np.bincount(step["index"], weighted.ravel(), minlength=b * step["n_rows"] * a)
+        q = np.bincount(step["q_index"], (kids * reach[:, None]).ravel(), minlength=b * step["n_rows"] * a)
         return q.reshape(b, step["n_rows"], a)
+
+    def _bottom_up_level(self, values, lo, hi, nxt, sum_children) -> None:
+        weighted = (self._br_opp_factor[hi:nxt] * values[hi:nxt]).reshape(nxt - hi, -1)
+        np.add(sum_children @ weighted, self._br_terminal[lo:hi].reshape(hi - lo, -1),
+               out=values[lo:hi].reshape(hi - lo, -1))
 
     def br_level_apply(self, level: int, best: np.ndarray) -> None:
         """Give each decision node of the level the value of its infoset's chosen action;
         ``best`` (B, n_rows) is the argmax of the summed ``br_level_q``."""
         step = self._br_levels[level]
-        b, n, d = self.shape
-        choice = np.take(best, step["local"], axis=1)  # (B, n_dec, D)
-        chosen = np.take_along_axis(self._br_kids, choice[:, :, None, :], axis=2)[:, :, 0, :]
-        self._br_values.reshape(b, 2 * n, d)[:, step["node_index"]] = chosen
+        n, b, d = self.shape
+        choice = np.take(best.ravel(), step["row_index"])  # (n_dec, B, D)
+        chosen = np.take_along_axis(self._br_kids, choice[:, None], axis=1)[:, 0]  # (n_dec, B, D)
+        self._br_values.reshape(2 * n, b, d)[step["node_index"]] = chosen
 
     def br_root(self) -> np.ndarray:
         """(2, B): each player's deal-weighted best-response value over this shard."""
-        return self._br_values[:, 0].sum(axis=-1).T.copy()
-
-    def profile_value(self, sigma: np.ndarray, versions: tuple) -> np.ndarray:
-        """(B,) player 1's deal-weighted expected payoff over this shard under ``sigma``."""
-        self.set_strategy(sigma, versions)
-        self._bottom_up(self.utility, self.edge_prob, self.uterm)
-        return self.utility[:, 0].sum(axis=-1)
+        return self._br_values[0].sum(axis=-1)
