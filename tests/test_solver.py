@@ -53,7 +53,7 @@ def test_exploitability_is_never_negative_and_brackets_value(seed, spec):
 @given(st.lists(st.floats(-1e6, 1e6), min_size=3, max_size=3), st.integers(1, 3))
 def test_regret_matching_gives_a_distribution(regrets, n_legal):
     mask = np.arange(3)[None, :] < n_legal
-    sigma = regret_matching(np.array([regrets]) * mask, mask)
+    sigma = regret_matching(np.array([regrets]) * mask, mask / mask.sum())
     assert sigma.sum() == pytest.approx(1.0) and (sigma >= 0).all() and (sigma[~mask] == 0).all()
 
 

@@ -7,7 +7,8 @@ For a deal (two hands, the stub = deck minus both hands) and discard masks m1, m
    ``rank_of_keys(kept key + draw key)``: arrays ``(deals, C(M, d))``;
 3. player 2 draws D2, player 1 draws D1 disjoint from D2; every ordered pair of disjoint
    draws is equally likely, so the equity is the mean of ``sign(rank2 - rank1)`` over the
-   pairs, gathered through a per-(d2, d1) table of the draws D1 disjoint from each D2.
+   pairs, gathered through a per-(d2, d1) table of the draws D1 disjoint from each D2. By the
+   same exchangeability the equity is 0 when both players discard their whole hands.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ def _draw_tables(m: int, h: int):
     """Draw subsets of a stub of m cards and, per (d2, d1), the D1 disjoint from each D2.
 
     Returns (combos, disjoint): combos[d] is (C(m, d), d) int64 stub positions;
-    disjoint[d2, d1] is (C(m, d2), C(m - d2, d1)) int64 indices into combos[d1].
+    disjoint[d2, d1] is (C(m, d2), C(m - d2, d1)) int64 indices into combos[d1]; (h, h) is
+    left out (both players redraw all: the draws are exchangeable, so the equity is 0).
     """
     combos, bits = [], []
     for d in range(h + 1):
@@ -40,7 +42,7 @@ def _draw_tables(m: int, h: int):
         bits.append((np.int64(1) << c).sum(1))  # (C(m, d),) bitmask of each subset
     disjoint = {}
     for d2, d1 in itertools.product(range(h + 1), repeat=2):
-        if d1 + d2 <= m:
+        if d1 + d2 < 2 * h:  # (h, h) is never needed: its equity is 0
             free = (bits[d2][:, None] & bits[d1][None, :]) == 0  # (C(m, d2), C(m, d1))
             disjoint[d2, d1] = np.nonzero(free)[1].reshape(len(combos[d2]), -1)
     return combos, disjoint
@@ -79,7 +81,7 @@ def showdown_equity(hands1: np.ndarray, hands2: np.ndarray, deck: np.ndarray) ->
         raise BadParameter("hands must be sorted, distinct cards of the deck")
     stub = np.broadcast_to(deck, in_hand.shape)[~in_hand].reshape(n, m)  # (n, M) card ids
 
-    pairs = math.comb(m, h) * math.comb(m - h, h)
+    pairs = max(math.comb(m, d2) * math.comb(m - d2, d1) for d2, d1 in [(h, h - 1), (h - 1, h)])
     if pairs > _MAX_PAIRS:
         raise BadParameter(
             f"exact draw equity with {h}-card hands and a {m}-card stub needs "
@@ -115,6 +117,9 @@ def _equity_chunk(hands1, hands2, stub, combos, disjoint, out) -> None:
     sizes = [bin(mask).count("1") for mask in range(1 << h)]
     for m1 in range(1 << h):
         for d2 in range(h + 1):
+            if (d2, sizes[m1]) not in disjoint:  # both redraw all: exchangeable draws, equity 0
+                out[m1, -1] = 0.0
+                continue
             idx = disjoint[d2, sizes[m1]]  # (A, B): D1 draws disjoint from each D2 draw
             p1 = r1[m1][:, idx]  # (c, A, B) int16
             acc = np.int16 if idx.size < 1 << 15 else np.int64  # |sum| <= idx.size

@@ -107,11 +107,10 @@ def update(rule: Rule, d: Discount, regrets: np.ndarray, sums: np.ndarray,
     sums += inst_sum
 
 
-def regret_matching(regrets: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """Strategy proportional to positive regrets; uniform over legal actions when none is
-    positive. regrets (..., n, A) float64, mask (n, A) bool of legal actions."""
+def regret_matching(regrets: np.ndarray, uniform: np.ndarray) -> np.ndarray:
+    """Strategy proportional to positive regrets; ``uniform`` (n, A) (uniform over the legal
+    actions, 0 on padding) where none is positive. regrets (..., n, A) float64."""
     positive = np.maximum(regrets, 0.0)
-    total = positive.sum(axis=-1, keepdims=True)
-    uniform = mask / mask.sum(axis=-1, keepdims=True)
+    total = positive @ np.ones(positive.shape[-1])  # a product: faster than sum over a short axis
     with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(total > 0, positive / total, uniform)
+        return np.where(total[..., None] > 0, positive / total[..., None], uniform)

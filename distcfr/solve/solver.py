@@ -48,6 +48,7 @@ class Solver:
         self.sums = np.zeros(shape)  # (B, n_is, A) float64 strategy sums
         self.prediction = np.zeros(shape) if self.rule.predictive else None
         self.sigma = layout.uniform_strategy()  # (B, n_is, A) current strategy
+        self._uniform = self.sigma[0].copy()  # (n_is, A)
         self.iteration = 0
         self._version = 0
         self.versions = [0, 0]
@@ -75,14 +76,15 @@ class Solver:
         rows = self.layout.player_rows[p]
         mask = self.layout.action_mask[rows]
         sigma = self.sigma[:, rows]
-        inst_regret = (q - (sigma * q).sum(axis=-1, keepdims=True)) * mask
+        value = (sigma * q) @ np.ones(q.shape[-1])  # (B, n_p): a product beats sum over a short axis
+        inst_regret = (q - value[..., None]) * mask
         update(self.rule, discount, self.regrets[:, rows], self.sums[:, rows], inst_regret,
                sigma * reach[..., None])
         basis = self.regrets[:, rows]
         if self.prediction is not None:
             self.prediction[:, rows] = inst_regret
             basis = basis + inst_regret
-        self.sigma[:, rows] = regret_matching(basis, mask)
+        self.sigma[:, rows] = regret_matching(basis, self._uniform[rows])
         self._version += 1
         self.versions[p] = self._version
 
