@@ -57,6 +57,8 @@ def parse_stacks(text: str) -> tuple[float, ...]:
 
 class Draw27(Game):
     name = "draw27"
+    default_algorithm = "pcfr+"  # 1e-5 BB in a quarter to half of dcfr's iterations (measured)
+    default_target = 1e-5
 
     @dataclasses.dataclass(frozen=True)
     class Params:
