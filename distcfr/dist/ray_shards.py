@@ -16,14 +16,10 @@ from ray.util.placement_group import placement_group, remove_placement_group
 from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
 
 from distcfr.errors import ClusterError
-from distcfr.solve.shard_set import ShardGroup
+from distcfr.solve.shard_set import ShardGroup, ShardsRestarted
 
 STATELESS = {"cfr_sums", "profile_value", "br_start"}
 _DEAD = (RayActorError, ActorDiedError, ActorUnavailableError)
-
-
-class ShardsRestarted(Exception):
-    """A worker was replaced in the middle of a multi-call step; redo the step."""
 
 
 @ray.remote(num_cpus=1, max_restarts=0)

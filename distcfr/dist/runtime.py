@@ -16,6 +16,7 @@ import io
 import logging
 import os
 import secrets
+import socket
 import sys
 
 from distcfr.errors import ClusterError
@@ -48,10 +49,15 @@ def start_embedded(num_cpus: int) -> None:
 
 def connect(address: str) -> None:
     """Join the Ray cluster at ``address`` ("auto" or HOST:PORT)."""
+    if "ray" in sys.modules and sys.modules["ray"].is_initialized():
+        return
+    if address != "auto":
+        host, port = _check_reachable(address)
+        if host in ("127.0.0.1", "localhost", "::1") and "ray" not in sys.modules:
+            # a head bound to loopback: keep Ray from swapping 127.0.0.1 for the routable address
+            os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
     import ray
 
-    if ray.is_initialized():
-        return
     try:
         with _quiet():
             ray.init(address=address, log_to_driver=False, configure_logging=False,
@@ -62,6 +68,18 @@ def connect(address: str) -> None:
         if "auth" in text.lower() or "token" in text.lower():
             hint = " (set RAY_AUTH_MODE=token and the cluster's RAY_AUTH_TOKEN)"
         raise ClusterError(f"no Ray cluster reachable at {address}: {_first_line(err)}{hint}") from None
+
+
+def _check_reachable(address: str, timeout: float = 5.0) -> tuple[str, int]:
+    """Fail in seconds, not minutes, when nothing listens at HOST:PORT."""
+    host, sep, port = address.rpartition(":")
+    if not sep or not host or not port.isdigit():
+        raise ClusterError(f"cannot read cluster address {address!r}: write auto or HOST:PORT")
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout).close()
+    except OSError as err:
+        raise ClusterError(f"no Ray cluster reachable at {address}: {err.strerror or err}") from None
+    return host, int(port)
 
 
 def shutdown() -> None:
@@ -84,6 +102,14 @@ def _first_line(err: Exception) -> str:
 
 @contextlib.contextmanager
 def _quiet():
-    """Keep Ray's start-up chatter off the user's terminal (errors still raise)."""
-    with contextlib.redirect_stderr(io.StringIO()):
-        yield
+    """Keep Ray's start-up chatter (Python and C++) off the user's terminal; errors still raise."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 2)
+        with contextlib.redirect_stderr(io.StringIO()):
+            yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)

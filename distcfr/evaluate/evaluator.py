@@ -12,7 +12,7 @@ import itertools
 import numpy as np
 
 from distcfr.solve.layout import Layout
-from distcfr.solve.shard_set import ShardSet, sum_in_order
+from distcfr.solve.shard_set import ShardSet, ShardsRestarted, sum_in_order
 
 _ids = itertools.count(1)
 
@@ -30,8 +30,17 @@ class Evaluator:
         self.layout = layout
         self.shards = shards
 
-    def best_response_values(self, sigma: np.ndarray) -> np.ndarray:
-        """(2, B): what each player gets (in its own payoff) by best-responding to ``sigma``."""
+    def best_response_values(self, sigma: np.ndarray, attempts: int = 3) -> np.ndarray:
+        """(2, B): what each player gets (in its own payoff) by best-responding to ``sigma``.
+        Redone from the start if a worker is replaced midway (up to ``attempts`` times)."""
+        for attempt in range(attempts):
+            try:
+                return self._best_response_values(sigma)
+            except ShardsRestarted:
+                if attempt == attempts - 1:
+                    raise
+
+    def _best_response_values(self, sigma: np.ndarray) -> np.ndarray:
         layout = self.layout
         self.shards.map("br_start", sigma, fresh_versions())
         for level in reversed(range(layout.tree.n_levels)):

@@ -11,6 +11,11 @@ from distcfr.solve.layout import Layout
 from distcfr.solve.shard_pass import ShardPass
 
 
+class ShardsRestarted(Exception):
+    """A worker was replaced in the middle of a multi-call step and lost its state: the caller
+    redoes the whole step (single-call steps are recomputed by the shard set itself)."""
+
+
 class ShardSet(Protocol):
     n_shards: int
 
