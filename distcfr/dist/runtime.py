@@ -49,13 +49,14 @@ def start_embedded(num_cpus: int) -> None:
 
 def connect(address: str) -> None:
     """Join the Ray cluster at ``address`` ("auto" or HOST:PORT)."""
-    if "ray" in sys.modules and sys.modules["ray"].is_initialized():
-        return
+    host = None
     if address != "auto":
-        host, port = _check_reachable(address)
-        if host in ("127.0.0.1", "localhost", "::1") and "ray" not in sys.modules:
-            # a head bound to loopback: keep Ray from swapping 127.0.0.1 for the routable address
-            os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
+        host, _ = _check_reachable(address)
+    if "ray" in sys.modules and sys.modules["ray"].is_initialized():
+        return  # a process embedding distcfr that already joined its cluster
+    if host in ("127.0.0.1", "localhost", "::1") and "ray" not in sys.modules:
+        # a head bound to loopback: keep Ray from swapping 127.0.0.1 for the routable address
+        os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
     import ray
 
     try:
