@@ -10,6 +10,8 @@ on state the actor held raises ``ShardsRestarted`` so the caller redoes the whol
 
 from __future__ import annotations
 
+import time
+
 import ray
 from ray.exceptions import ActorDiedError, ActorUnavailableError, GetTimeoutError, RayActorError
 from ray.util.placement_group import placement_group, remove_placement_group
@@ -44,6 +46,7 @@ class RayShards:
                                f"(it has {int(ray.cluster_resources().get('CPU', 0))} CPUs)") from None
         self.actors = [self._start(w) for w in range(n_workers)]
         self.restarts = 0
+        self.max_attempts = 8
         ray.get([a.node_id.remote() for a in self.actors])  # wait until every actor has built its shards
 
     def _start(self, worker: int):
@@ -53,20 +56,27 @@ class RayShards:
 
     def map(self, method: str, *args) -> list:
         refs = [ray.put(a) if hasattr(a, "nbytes") else a for a in args]  # big arrays go out once
-        pending = [actor.map.remote(method, *refs) for actor in self.actors]
-        per_worker, dead = [None] * self.n_workers, []
-        for w, ref in enumerate(pending):
-            try:
-                per_worker[w] = ray.get(ref)
-            except _DEAD:
-                dead.append(w)
-        for w in dead:
-            self.actors[w] = self._start(w)
-            self.restarts += 1
-        if dead and method not in STATELESS:
-            raise ShardsRestarted(method)
-        for w in dead:
-            per_worker[w] = ray.get(self.actors[w].map.remote(method, *refs))
+        pending = {w: actor.map.remote(method, *refs) for w, actor in enumerate(self.actors)}
+        per_worker = {}
+        for attempt in range(self.max_attempts):
+            dead = []
+            for w, ref in pending.items():
+                try:
+                    per_worker[w] = ray.get(ref)
+                except _DEAD:
+                    dead.append(w)
+            if not dead:
+                break
+            if attempt:  # the replacement died too: give Ray time to notice a lost node
+                time.sleep(min(0.5 * 2**attempt, 8.0))
+            for w in dead:
+                self.actors[w] = self._start(w)
+                self.restarts += 1
+            if method not in STATELESS:
+                raise ShardsRestarted(method)
+            pending = {w: self.actors[w].map.remote(method, *refs) for w in dead}
+        else:
+            raise ClusterError(f"shard workers kept dying ({self.max_attempts} attempts at {method})")
         results = [None] * self.n_shards
         for w, shard_ids in enumerate(self.assignment):
             for shard, result in zip(shard_ids, per_worker[w]):
