@@ -134,3 +134,14 @@ BAD = ["draw27(ranks=3,suits=1,hand=1)", "draw27(ranks=13,suits=1,hand=6)", "dra
 def test_bad_parameters(spec):
     with pytest.raises(distcfr.BadParameter):
         distcfr.load_game(spec)
+
+
+def test_write_up_minipoker_tables_are_exploitable_and_ours_is_not():
+    from distcfr.seeds import MINIPOKER_TABLES, minipoker_from_table
+
+    game = distcfr.load_game("minipoker")
+    for table in MINIPOKER_TABLES.values():
+        theirs = minipoker_from_table(game, table)
+        assert theirs["A|"]["bet"] == table["A"][0][0] and theirs["2|kbr"]["call"] == table["B"][3][12]
+        assert theirs.exploitability() > 0.01
+    assert solved("minipoker").exploitability() < 1e-5
