@@ -20,6 +20,8 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 from distcfr.errors import BadParameter, DistcfrError
 from distcfr.evaluate.tables import render_tables
 from distcfr.games import load_game
@@ -113,6 +115,9 @@ def build_parser() -> argparse.ArgumentParser:
     dist.add_argument("--checkpoint-every", type=_positive_int, default=100, metavar="K",
                       help="iterations between checkpoints (default: 100)")
     dist.add_argument("--resume", metavar="PATH", help="continue the run saved in this checkpoint")
+    dist.add_argument("--refine-break-even", type=_positive_float, metavar="TOL",
+                      help="for a list of stacks: refine each break-even stack by bisection (solving "
+                      "single stacks) until it is known to within TOL BB")
     out = parser.add_argument_group("output")
     out.add_argument("--out", default="strategy.msgpack", metavar="PATH",
                      help="average strategy file, msgpack (default: strategy.msgpack)")
@@ -150,6 +155,8 @@ def run(args) -> dict:
     for path in (args.out, args.summary_json, args.checkpoint):
         if path:
             check_writable(path)
+    if args.refine_break_even and (game.variant_values is None or len(game.variant_values) < 2):
+        raise BadParameter("--refine-break-even needs a game solved for a list of stacks, e.g. stacks=1.5:10:0.5")
     target = args.target_exploitability
     if args.iterations is None and target is None:
         target = game.default_target
@@ -219,6 +226,9 @@ def _solve(args, game, solver_args, shards, state, target) -> dict:
         save_checkpoint(solver, args.checkpoint)
     strategy = solver.average_strategy()
     summary = summarize(game, solver, strategy, wall, solver.iteration - start_iteration)
+    if args.refine_break_even and not interrupted:
+        summary["break_even_interpolated"] = summary["break_even"]
+        summary["break_even"] = refine_break_even(game, solver, summary["break_even"], args.refine_break_even)
     summary.update(where)
     strategy.meta["evaluation"] = summary["per_variant"]
     strategy.save(args.out)
@@ -231,6 +241,27 @@ def _solve(args, game, solver_args, shards, state, target) -> dict:
             print("\n" + tables)
     summary["interrupted"] = interrupted
     return summary
+
+
+def refine_break_even(game, solver: Solver, points: list[float], tolerance: float) -> list[float]:
+    """Bisect each interpolated crossing between its two solved neighbours, solving single
+    stacks exactly (exploitability 1e-7 BB, far below the value differences bisected)."""
+    from distcfr.evaluate.break_even import bisect
+
+    stacks = np.array(game.variant_values)
+
+    def value_at(stack: float) -> float:
+        single = game.with_variant_values([stack])
+        rule = solver.rule
+        extra = dict(alpha=rule.alpha, beta=rule.beta, gamma=rule.gamma) if rule.name == "dcfr" else {}
+        return Solver(single, algorithm=rule.name, **extra).solve(
+            target_exploitability=1e-7, iterations=100_000).value()
+
+    refined = []
+    for point in points:
+        lo, hi = stacks[stacks <= point].max(), stacks[stacks >= point].min()
+        refined.append(point if lo == hi else bisect(value_at, float(lo), float(hi), tolerance))
+    return refined
 
 
 def summarize(game, solver: Solver, strategy, wall: float, iterations_run: int) -> dict:

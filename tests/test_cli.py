@@ -97,3 +97,21 @@ def test_bad_input_is_one_line_exit_2(tmp_path, capsys, argv, message):
 def test_output_directory_is_refused(tmp_path, capsys):
     assert main(["--game", "kuhn", "--iterations", "5", "--out", str(tmp_path), "--quiet"]) == 2
     assert "directory" in capsys.readouterr().err
+
+
+def test_draw27_stack_range_summary_and_refined_break_even(tmp_path, capsys):
+    summary = tmp_path / "d.json"
+    assert main(["--game", "draw27(ranks=13,suits=1,hand=1,stacks=3:5:0.5)", "--target-exploitability", "1e-6",
+                 "--refine-break-even", "0.01", "--out", str(tmp_path / "d.msgpack"),
+                 "--summary-json", str(summary), "--quiet"]) == 0
+    data = json.loads(summary.read_text())
+    assert [row["stack"] for row in data["per_stack"]] == [3, 3.5, 4, 4.5, 5]
+    assert data["exploitability"] == max(row["exploitability"] for row in data["per_stack"]) <= 1e-6
+    (refined,), (interpolated,) = data["break_even"], data["break_even_interpolated"]
+    assert 3.5 < refined < 4.5 and abs(refined - interpolated) < 0.05
+    printed = capsys.readouterr().out
+    assert "break-even" in printed and "push" in printed and "exploitability" in printed
+    # a range where the button always wins: no crossing, an empty list
+    assert main(["--game", "draw27(stacks=1:2:0.5)", "--out", str(tmp_path / "e.msgpack"),
+                 "--summary-json", str(summary), "--quiet", "--no-tables"]) == 0
+    assert json.loads(summary.read_text())["break_even"] == []

@@ -125,6 +125,10 @@ class Game:
     #: exploitability a plain ``python -m distcfr.train`` run stops at (chips, or BB for draw27)
     default_target: float = 1e-4
 
+    def with_variant_values(self, values) -> Game:
+        """The same game solved for other variant values (e.g. other stacks)."""
+        raise NotImplementedError(f"{self.name} has no variant parameter")
+
     @property
     def default_shards(self) -> int:
         """How many shards the deals are cut into unless the user says otherwise."""

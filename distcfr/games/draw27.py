@@ -121,6 +121,11 @@ class Draw27(Game):
     def variant_values(self) -> tuple[float, ...]:
         return self.params.stacks
 
+    def with_variant_values(self, values) -> Draw27:
+        game = Draw27(dataclasses.replace(self.params, stacks=tuple(float(v) for v in values)))
+        game.validate()
+        return game
+
     # ---- rules --------------------------------------------------------------------------------
     def _draw_actions(self):
         h = self.params.hand
