@@ -45,7 +45,8 @@ def _strategy_tol(game: str, iterations: int) -> float:
     """Tolerance on strategies after ``iterations`` iterations.
 
     1e-12 on Kuhn and for Leduc up to 4 iterations (every rule, both update
-    orders). After 7 Leduc iterations the bound is 1e-10: the engine forms regrets as Q(a) - sum_b sigma(b) Q(b) from summed
+    orders). After 7 Leduc iterations the bound is 1e-10: the engine forms
+    regrets as Q(a) - sum_b sigma(b) Q(b) from summed
     action values, which cancels, and regret matching divides those rounding
     errors by an infoset's total positive regret (0.04 at worst here). Checked
     against exact rational arithmetic: after 6 pcfr+ simultaneous Leduc

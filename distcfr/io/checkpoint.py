@@ -36,7 +36,7 @@ def load_checkpoint(path) -> dict:
 
     obj = read_map(path, KIND, VERSION)
     spec = require(obj, "game", str, path)
-    rule = require(obj, "rule", dict, path)
+    require(obj, "rule", dict, path)
     require(obj, "updates", str, path)
     shards = require(obj, "shards", int, path)
     iteration = require(obj, "iteration", int, path)

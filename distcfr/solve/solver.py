@@ -3,7 +3,6 @@ regret and strategy-sum tables (the coordinator's side of the design)."""
 
 from __future__ import annotations
 
-
 from collections.abc import Callable
 
 import numpy as np
