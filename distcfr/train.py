@@ -85,15 +85,16 @@ def build_parser() -> argparse.ArgumentParser:
                         help=f"game spec, name or name(key=value,...) (default: {DEFAULT_GAME}, or the "
                         "checkpoint's); kuhn, leduc, community13, minipoker, draw27(...)")
     stop = parser.add_argument_group(
-        "when to stop (either or both; default: the game's default target, 1e-4 or 1e-6 for the small games)")
+        "when to stop (either or both; default: the game's target: 1e-4 for leduc, 1e-5 BB for draw27, "
+        "1e-6 for kuhn, minipoker and community13)")
     stop.add_argument("--iterations", type=_positive_int, metavar="N",
                       help="total iterations (a resumed run counts the ones already done)")
     stop.add_argument("--target-exploitability", type=_positive_float, metavar="E",
                       help="stop once the average strategy is at most E chips from a Nash equilibrium")
     algo = parser.add_argument_group("algorithm")
     algo.add_argument("--algorithm", choices=(AUTO, *ALGORITHMS),
-                      help="update rule (default: auto, the game's fastest measured: dcfr (discounted "
-                      "CFR 1.5/0/2) for leduc and draw27, pcfr+ for kuhn, minipoker, community13)")
+                      help="update rule (default: auto, the rule measured fastest on the game: dcfr "
+                      "(discounted CFR 1.5/0/2) for leduc, pcfr+ (predictive CFR+) for the others)")
     algo.add_argument("--updates", choices=UPDATES,
                       help="alternating or simultaneous player updates (default: alternating)")
     for name, default in (("alpha", 1.5), ("beta", 0.0), ("gamma", 2.0)):
@@ -115,7 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
     dist.add_argument("--checkpoint-every", type=_positive_int, default=100, metavar="K",
                       help="iterations between checkpoints (default: 100)")
     dist.add_argument("--resume", metavar="PATH", help="continue the run saved in this checkpoint")
-    dist.add_argument("--refine-break-even", type=_positive_float, metavar="TOL",
+    algo.add_argument("--refine-break-even", type=_positive_float, metavar="TOL",
                       help="for a list of stacks: refine each break-even stack by bisection (solving "
                       "single stacks) until it is known to within TOL BB")
     out = parser.add_argument_group("output")
