@@ -286,3 +286,17 @@ def test_sigterm_saves_a_checkpoint_and_exits(tmp_path):
     saved = msgpack.unpackb(ckpt.read_bytes())["iteration"]
     assert 0 < saved < 200000 and out.exists()
     assert np.isfinite(json.loads(json.dumps(saved)))
+
+
+def test_embedded_ray_ignores_a_cluster_address_left_in_the_environment(tmp_path):
+    # RAY_ADDRESS (or a stale /tmp/ray address file) points at a cluster that is not there:
+    # the embedded Ray must start its own private instance, not join or fail.
+    env = {**os.environ, "RAY_ADDRESS": f"127.0.0.1:{free_port()}"}
+    out = tmp_path / "e.msgpack"
+    run = subprocess.run([*TRAIN, "--game", SEED_GAME, "--workers", "2", "--shards", "4", "--iterations", "5",
+                          "--algorithm", "dcfr", "--out", str(out), "--no-tables"],
+                         env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert "on 2 workers" in run.stdout
+    assert out.read_bytes() == train(tmp_path, "local", "--game", SEED_GAME, "--workers", "0", "--shards", "4",
+                                     "--iterations", "5", "--algorithm", "dcfr")
