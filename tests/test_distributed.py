@@ -50,13 +50,20 @@ class KillBefore:
         self.inner, self.countdown = shards, calls_before_kill
         self.n_shards = shards.n_shards
 
-    def map(self, method, *args):
+    def _tick(self):
         self.countdown -= 1
         if self.countdown == 0:
             import ray
 
             ray.kill(self.inner.actors[0], no_restart=True)
+
+    def map(self, method, *args):
+        self._tick()
         return self.inner.map(method, *args)
+
+    def reduce(self, method, *args):
+        self._tick()
+        return self.inner.reduce(method, *args)
 
     def close(self):
         self.inner.close()

@@ -12,7 +12,7 @@ import itertools
 import numpy as np
 
 from distcfr.solve.layout import Layout
-from distcfr.solve.shard_set import ShardSet, ShardsRestarted, sum_in_order
+from distcfr.solve.shard_set import ShardSet, ShardsRestarted
 
 _ids = itertools.count(1)
 
@@ -44,14 +44,13 @@ class Evaluator:
         layout = self.layout
         self.shards.map("br_start", sigma, fresh_versions())
         for level in reversed(range(layout.tree.n_levels)):
-            sums = self.shards.map("br_level_q", level)
-            if sums[0] is None:
+            total = self.shards.reduce("br_level_q", level)  # (B, n_rows, A)
+            if total is None:
                 continue
             depth_rows = [layout.rows_at(p, level) for p in (0, 1)]
             mask = np.concatenate([layout.action_mask[rows] for rows in depth_rows])  # (n_rows, A)
-            total = sum_in_order(sums)  # (B, n_rows, A)
             self.shards.map("br_level_apply", level, np.where(mask, total, -np.inf).argmax(axis=-1))
-        return sum_in_order(self.shards.map("br_root"))
+        return self.shards.reduce("br_root")
 
     def exploitability(self, sigma: np.ndarray) -> np.ndarray:
         """(B,) (BR_1 + BR_2) / 2 in chips per game: half the NashConv."""
@@ -59,7 +58,7 @@ class Evaluator:
 
     def value(self, sigma: np.ndarray) -> np.ndarray:
         """(B,) player 1's expected payoff when both players follow ``sigma``."""
-        return sum_in_order(self.shards.map("profile_value", sigma, fresh_versions()))
+        return self.shards.reduce("profile_value", sigma, fresh_versions())
 
     def head_to_head(self, first: np.ndarray, second: np.ndarray) -> np.ndarray:
         """(B,) player 1's expected payoff when ``first`` plays seat 1 and ``second`` seat 2."""

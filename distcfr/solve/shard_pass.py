@@ -129,11 +129,10 @@ class ShardPass:
             value *= np.take(self.utility, self.edges[p], axis=0)
             q = np.bincount(self.edge_index[p].ravel(), value.ravel(), minlength=b * n_is * a)
             q = q.reshape(b, n_is, a)[:, rows]
-            if p == 1:
-                q = -q
+            q = -q if p == 1 else np.ascontiguousarray(q)  # contiguous: Ray ships it without pickling
             own = np.take(self.reach[p], self.dec[p], axis=0) * self.weights  # (n_dec_p, B, D)
             reach = np.bincount(self.dec_index[p], own.ravel(), minlength=b * n_is).reshape(b, n_is)[:, rows]
-            out[p] = (q, reach)
+            out[p] = (q, np.ascontiguousarray(reach))
         return out
 
     def profile_value(self, sigma: np.ndarray, versions: tuple) -> np.ndarray:

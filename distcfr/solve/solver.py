@@ -12,7 +12,7 @@ from distcfr.evaluate.evaluator import Evaluator
 from distcfr.games.base import Game
 from distcfr.solve.layout import Layout
 from distcfr.solve.rules import AUTO, make_rule, regret_matching, update
-from distcfr.solve.shard_set import LocalShards, ShardSet, sum_in_order
+from distcfr.solve.shard_set import LocalShards, ShardSet
 from distcfr.strategy import Strategy
 
 UPDATES = ("alternating", "simultaneous")
@@ -67,8 +67,7 @@ class Solver:
         self.iteration = t
 
     def _sums(self, players: tuple[int, ...]) -> dict:
-        parts = self.shards.map("cfr_sums", self.sigma, tuple(self.versions), players)
-        return sum_in_order(parts)
+        return self.shards.reduce("cfr_sums", self.sigma, tuple(self.versions), players)
 
     def _update(self, p: int, sums: tuple, discount) -> None:
         q, reach = sums  # (B, n_p, A), (B, n_p)
