@@ -10,8 +10,9 @@ Model printed at the end: an iteration (two half-iterations, alternating updates
     T(n) ~= C / n + O
 with C the compute of all shards in worker processes, n the workers and O the overhead of
 two Ray round trips (the strategy table out, the partial sums back) plus the coordinator's
-merge and update; C and O are fitted to the 1- and 2-worker runs. Bytes per iteration: 2 x (strategy table out per worker + one partial sum
-back per shard subtree a worker holds: 1 per worker when shards divide evenly).
+merge and update; C and O are fitted to the 1- and 2-worker runs. Bytes per iteration:
+2 x (strategy table out per worker + one partial sum back per shard subtree a worker
+holds: 1 per worker when shards divide evenly).
 """
 
 from __future__ import annotations
@@ -97,7 +98,8 @@ def report(game: str, shards: int, workers: list[int], seconds_wanted: float) ->
 
     base = dict(rows)
     print(f"{game}, {shards} shards, {layout.n_deals:,} deals, {layout.tree.n_nodes} nodes, "
-          f"{layout.n_variants} variants; dcfr, alternating; {iterations} iterations; {os.cpu_count()} CPUs\n")
+          f"{layout.n_variants} variants; dcfr, alternating; {iterations} iterations; "
+          f"{os.cpu_count()} CPUs\n")
     print("| workers | ms / iteration | iterations / s | speed-up vs 1 worker | bytes / iteration | bitwise = in-process |")
     print("| --- | --- | --- | --- | --- | --- |")
     for n, seconds in rows:
