@@ -100,7 +100,8 @@ def report(game: str, shards: int, workers: list[int], seconds_wanted: float) ->
     print(f"{game}, {shards} shards, {layout.n_deals:,} deals, {layout.tree.n_nodes} nodes, "
           f"{layout.n_variants} variants; dcfr, alternating; {iterations} iterations; "
           f"{os.cpu_count()} CPUs\n")
-    print("| workers | ms / iteration | iterations / s | speed-up vs 1 worker | bytes / iteration | bitwise = in-process |")
+    print("| workers | ms / iteration | iterations / s | speed-up vs 1 worker | bytes / iteration "
+          "| bitwise = in-process |")
     print("| --- | --- | --- | --- | --- | --- |")
     for n, seconds in rows:
         speed = base.get(1, seconds) / seconds
