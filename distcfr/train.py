@@ -123,6 +123,8 @@ def build_parser() -> argparse.ArgumentParser:
     out.add_argument("--out", default="strategy.msgpack", metavar="PATH",
                      help="average strategy file, msgpack (default: strategy.msgpack)")
     out.add_argument("--summary-json", metavar="PATH", help="write a JSON summary of the run here")
+    out.add_argument("--plot", metavar="PATH", help="write a PNG: exploitability against iterations, and "
+                     "the value per stack with its break-even for a list of stacks (needs matplotlib)")
     out.add_argument("--no-tables", action="store_true", help="do not print the strategy tables")
     out.add_argument("--quiet", action="store_true", help="no progress line")
     return parser
@@ -153,9 +155,13 @@ def run(args) -> dict:
     """Solve as ``args`` say; returns the summary dict."""
     state = _resume_state(args)
     game = load_game(state["game"] if state else (args.game or DEFAULT_GAME))
-    for path in (args.out, args.summary_json, args.checkpoint):
+    for path in (args.out, args.summary_json, args.checkpoint, args.plot):
         if path:
             check_writable(path)
+    if args.plot:
+        from distcfr.evaluate.plots import require_matplotlib
+
+        require_matplotlib()
     if args.refine_break_even and (game.variant_values is None or len(game.variant_values) < 2):
         raise BadParameter("--refine-break-even needs a game solved for a list of stacks, e.g. stacks=1.5:10:0.5")
     target = args.target_exploitability
@@ -196,6 +202,7 @@ def _solve(args, game, solver_args, shards, state, target) -> dict:
     progress = Progress(args.iterations, enabled=False if args.quiet else None)
     start_iteration, start = solver.iteration, time.perf_counter()
     stop_requested = []
+    history = []  # (iteration, exploitability) of every evaluation, for --plot
 
     def on_signal(signum, frame):
         if stop_requested:  # a second Ctrl-C: stop now
@@ -203,6 +210,8 @@ def _solve(args, game, solver_args, shards, state, target) -> dict:
         stop_requested.append(signum)
 
     def after_iteration(s, expl):
+        if expl is not None:
+            history.append((s.iteration, expl))
         progress.update(s.iteration, s.iteration - start_iteration, expl, extra)
         if args.checkpoint and s.iteration % args.checkpoint_every == 0:
             save_checkpoint(s, args.checkpoint)
@@ -235,6 +244,10 @@ def _solve(args, game, solver_args, shards, state, target) -> dict:
     strategy.save(args.out)
     if args.summary_json:
         write_atomic(args.summary_json, (json.dumps(summary, indent=2) + "\n").encode())
+    if args.plot:
+        from distcfr.evaluate.plots import save_run_plot
+
+        save_run_plot(args.plot, history + [(solver.iteration, summary["exploitability"])], summary)
     print_result(summary, args.out, interrupted, args.checkpoint)
     if not args.no_tables:
         tables = render_tables(strategy)

@@ -115,3 +115,11 @@ def test_draw27_stack_range_summary_and_refined_break_even(tmp_path, capsys):
     assert main(["--game", "draw27(stacks=1:2:0.5)", "--out", str(tmp_path / "e.msgpack"),
                  "--summary-json", str(summary), "--quiet", "--no-tables"]) == 0
     assert json.loads(summary.read_text())["break_even"] == []
+
+
+def test_plot_is_a_png(tmp_path):
+    pytest.importorskip("matplotlib")
+    plot = tmp_path / "run.png"
+    assert main(["--game", "draw27(stacks=3:5:1)", "--plot", str(plot), "--out", str(tmp_path / "d.msgpack"),
+                 "--quiet", "--no-tables"]) == 0
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
