@@ -298,7 +298,7 @@ def summarize(game, solver: Solver, strategy, wall: float, iterations_run: int) 
         "best_response": [float(br[0, 0]), float(br[1, 0])] if len(values) == 1 else None,
         "per_variant": per_variant,
     }
-    if game.variant_values is not None:
+    if game.variant_values is not None and len(game.variant_values) > 1:
         from distcfr.evaluate.break_even import crossings
 
         summary["per_stack"] = [{"stack": s, "value": float(values[i]), "exploitability": float(expl[i])}

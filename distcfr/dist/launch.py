@@ -7,9 +7,11 @@ import os
 from distcfr.solve.layout import Layout
 from distcfr.solve.shard_set import LocalShards
 
-# Below this many (variant, node, deal) cells a pass takes well under a millisecond or two, less
-# than one Ray round trip (~1.2-1.5 ms measured here), so "auto" keeps such games in-process.
-IN_PROCESS_CELLS = 500_000
+# An iteration costs about 20 ns per (variant, node, deal) cell in-process, and on Ray about
+# 25-90 ms more (two round trips, merge; bench/scaling.py) plus ~5 s to start the embedded Ray.
+# Below ~10M cells (~200 ms a pass) that overhead eats what 2-4 local workers would save, so
+# "auto" keeps such games in-process (Kuhn, Leduc, every draw27 up to 3 cards and a few stacks).
+IN_PROCESS_CELLS = 10_000_000
 
 
 def pass_cells(layout: Layout) -> int:

@@ -119,10 +119,12 @@ def _draw27(strategy, variant):
     order = sorted(by_class, key=lambda c: [-"23456789TJQKA".index(x) for x in c])
     for cls in order:
         members = by_class[cls]
-        push = np.mean([_p(strategy, variant, f"{labels[i]}|", "push") for i in members])
-        call = np.mean([_p(strategy, variant, f"{labels[i]}|a", "call") for i in members])
-        cells = [float(push), float(call), _draw_choice(strategy, variant, hands, labels, members, "ac")]
-        cells += [_draw_choice(strategy, variant, hands, labels, members, f"ac{k}") for k in draw_counts]
+        push = float(np.mean([_p(strategy, variant, f"{labels[i]}|", "push") for i in members]))
+        call = float(np.mean([_p(strategy, variant, f"{labels[i]}|a", "call") for i in members]))
+        # a draw the hand (almost) never reaches (pushes or calls < 0.5%) is left blank
+        cells = [push, call, _draw_choice(strategy, variant, hands, labels, members, "ac") if call >= 0.005 else None]
+        cells += [_draw_choice(strategy, variant, hands, labels, members, f"ac{k}") if push >= 0.005 else None
+                  for k in draw_counts]
         table.rows.append((cls, cells))
     return [table]
 
@@ -138,7 +140,8 @@ def _draw_choice(strategy, variant, hands, labels, members, observation) -> str:
         probs = strategy.action_probs(f"{labels[i]}|{observation}", variant)
         for j, prob in enumerate(probs.values()):
             dropped = [_rank(hands[i][b]) for b in range(hands.shape[1]) if j >> b & 1]
-            weights["pat" if not dropped else "-" + "".join(sorted(dropped, reverse=True))] += prob / len(members)
+            dropped = sorted(dropped, key="23456789TJQKA".index, reverse=True)
+            weights["pat" if not dropped else "-" + "".join(dropped)] += prob / len(members)
     choice = max(weights, key=weights.get)
     return choice if weights[choice] > 0.995 else f"{choice} {weights[choice]:.0%}"
 
