@@ -10,18 +10,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from distcfr.errors import BadParameter, DistcfrError
+from distcfr.cli import OneLineParser
+from distcfr.errors import DistcfrError
 from distcfr.evaluate.tables import render_tables
 from distcfr.io.strategy_file import load_strategy
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):
-        raise BadParameter(message)
-
-
 def main(argv=None) -> int:
-    parser = _Parser(prog="python -m distcfr.show", description=__doc__.split("\n")[0].split(": ", 1)[1],
+    parser = OneLineParser(prog="python -m distcfr.show", description=__doc__.split("\n")[0].split(": ", 1)[1],
                      epilog=__doc__.split("\n", 2)[2], formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("path", help="a strategy file written by python -m distcfr.train")
     parser.add_argument("--against", metavar="PATH", help="another strategy of the same game: print "

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from distcfr.cli import OneLineParser, positive_number, whole_number
 from distcfr.errors import BadParameter, DistcfrError
 from distcfr.evaluate.tables import render_tables
 from distcfr.games import load_game
@@ -34,49 +35,20 @@ from distcfr.solve.solver import UPDATES, Solver
 DEFAULT_GAME = "leduc"
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # one line, exit 2, no usage dump
-        raise BadParameter(message)
-
-
 class _Stop(Exception):
     """Ctrl-C or SIGTERM arrived: finish the iteration, save, exit."""
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be positive, got {value}")
-    return value
+_positive_int = whole_number(1, "positive")
+_non_negative_int = whole_number(0, "0 (in-process) or more")
 
 
 def _workers(text: str):
-    if text == "auto":
-        return text
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"auto or a whole number, not {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 (in-process) or more, got {value}")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
-    return value
+    return text if text == "auto" else _non_negative_int(text)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = OneLineParser(
         prog="python -m distcfr.train",
         description="Solve a two-player card game with a CFR-family algorithm; print the exact "
         "exploitability and value of the average strategy and write it as a msgpack file.",
@@ -89,7 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
         "1e-6 for kuhn, minipoker and community13)")
     stop.add_argument("--iterations", type=_positive_int, metavar="N",
                       help="total iterations (a resumed run counts the ones already done)")
-    stop.add_argument("--target-exploitability", type=_positive_float, metavar="E",
+    stop.add_argument("--target-exploitability", type=positive_number, metavar="E",
                       help="stop once the average strategy is at most E chips from a Nash equilibrium")
     algo = parser.add_argument_group("algorithm")
     algo.add_argument("--algorithm", choices=(AUTO, *ALGORITHMS),
@@ -116,7 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
     dist.add_argument("--checkpoint-every", type=_positive_int, default=100, metavar="K",
                       help="iterations between checkpoints (default: 100)")
     dist.add_argument("--resume", metavar="PATH", help="continue the run saved in this checkpoint")
-    algo.add_argument("--refine-break-even", type=_positive_float, metavar="TOL",
+    algo.add_argument("--refine-break-even", type=positive_number, metavar="TOL",
                       help="for a list of stacks: refine each break-even stack by bisection (solving "
                       "single stacks) until it is known to within TOL BB")
     out = parser.add_argument_group("output")
