@@ -34,6 +34,7 @@ class ShardPass:
         game, tree = layout.game, layout.tree
         cards, prob = layout.deals
         cards, self.weights = cards[start:stop], prob[start:stop]  # (D, n_cards), (D,)
+        self.same_weight = self.weights[0] if len(self.weights) and (self.weights == self.weights[0]).all() else None
         self.layout = layout
         n, d, b, a = tree.n_nodes, len(self.weights), layout.n_variants, layout.max_actions
         n_table = layout.n_infosets * a
@@ -69,6 +70,7 @@ class ShardPass:
 
         # levels: nodes of depth k are lo:hi; their children (depth k+1) are hi:nxt
         self.levels = []
+        self.level_has_terminal, self.level_child_players = [], []  # skip work a level does not need
         starts = tree.level_start
         for k in range(tree.n_levels):
             lo, hi = int(starts[k]), int(starts[k + 1])
@@ -76,6 +78,8 @@ class ShardPass:
             sum_children = np.zeros((hi - lo, nxt - hi))  # (nodes of level k, nodes of level k+1)
             sum_children[tree.parent[hi:nxt] - lo, np.arange(nxt - hi)] = 1.0
             self.levels.append((lo, hi, nxt, tree.parent[hi:nxt], sum_children))
+            self.level_has_terminal.append(bool((tree.player[lo:hi] == TERMINAL).any()))
+            self.level_child_players.append(set(tree.player[tree.parent[hi:nxt]].tolist()))
         self._br_levels = None
 
         self.factor = np.ones((2, *self.shape))  # (2, N, B, D) own edge probability per player, else 1
@@ -99,22 +103,34 @@ class ShardPass:
         if len(changed) == 2:
             self._top_down(self.reach, self.factor)
         else:
-            self._top_down(self.reach[changed[0]], self.factor[changed[0]])
+            self._top_down(self.reach[changed[0]], self.factor[changed[0]], changed[0])
 
-    def _top_down(self, reach: np.ndarray, factor: np.ndarray) -> None:
-        """reach[child] = reach[parent] * factor[child], level by level; arrays (..., N, B, D)."""
-        for _, hi, nxt, parents, _ in self.levels[:-1]:
-            np.multiply(np.take(reach, parents, axis=-3), factor[..., hi:nxt, :, :], out=reach[..., hi:nxt, :, :])
+    def _top_down(self, reach: np.ndarray, factor: np.ndarray, player: int | None = None) -> None:
+        """reach[child] = reach[parent] * factor[child], level by level; arrays (..., N, B, D).
+        For one ``player``, a level whose edges are all the opponent's is a plain copy."""
+        for k, (_, hi, nxt, parents, _) in enumerate(self.levels[:-1]):
+            if player is not None and player not in self.level_child_players[k]:
+                np.take(reach, parents, axis=-3, out=reach[..., hi:nxt, :, :])
+            else:
+                np.multiply(np.take(reach, parents, axis=-3), factor[..., hi:nxt, :, :], out=reach[..., hi:nxt, :, :])
 
     def _bottom_up(self, values: np.ndarray, edge_prob: np.ndarray, terminal: np.ndarray) -> None:
         """values[node] = terminal[node] + sum over children of edge_prob * values[child];
         arrays (N, ...) with the node axis first."""
         last = self.levels[-1]
         values[last[0]:last[1]] = terminal[last[0]:last[1]]
-        for lo, hi, nxt, _, sum_children in reversed(self.levels[:-1]):
-            weighted = (edge_prob[hi:nxt] * values[hi:nxt]).reshape(nxt - hi, -1)
-            np.add(sum_children @ weighted, terminal[lo:hi].reshape(hi - lo, -1),
-                   out=values[lo:hi].reshape(hi - lo, -1))
+        for k in reversed(range(len(self.levels) - 1)):
+            self._sum_children(k, values, edge_prob, terminal)
+
+    def _sum_children(self, k: int, values: np.ndarray, weight: np.ndarray, terminal: np.ndarray) -> None:
+        """values[level k] = terminal + sum over children of weight * values[child]; (N, ...) arrays."""
+        lo, hi, nxt, _, sum_children = self.levels[k]
+        weighted = (weight[hi:nxt] * values[hi:nxt]).reshape(nxt - hi, -1)
+        out = values[lo:hi].reshape(hi - lo, -1)
+        if self.level_has_terminal[k]:
+            np.add(sum_children @ weighted, terminal[lo:hi].reshape(hi - lo, -1), out=out)
+        else:
+            np.matmul(sum_children, weighted, out=out)
 
     def cfr_sums(self, sigma: np.ndarray, versions: tuple, players: tuple[int, ...]):
         """Per updated player p: (Q_p (B, n_p, A) counterfactual action values in p's payoff,
@@ -130,8 +146,12 @@ class ShardPass:
             q = np.bincount(self.edge_index[p].ravel(), value.ravel(), minlength=b * n_is * a)
             q = q.reshape(b, n_is, a)[:, rows]
             q = -q if p == 1 else np.ascontiguousarray(q)  # contiguous: Ray ships it without pickling
-            own = np.take(self.reach[p], self.dec[p], axis=0) * self.weights  # (n_dec_p, B, D)
+            own = np.take(self.reach[p], self.dec[p], axis=0)  # (n_dec_p, B, D)
+            if self.same_weight is None:
+                own *= self.weights
             reach = np.bincount(self.dec_index[p], own.ravel(), minlength=b * n_is).reshape(b, n_is)[:, rows]
+            if self.same_weight is not None:  # every deal equally likely: weigh the sums, not the cells
+                reach = reach * self.same_weight
             out[p] = (q, np.ascontiguousarray(reach))
         return out
 
@@ -191,7 +211,7 @@ class ShardPass:
         n, b, d = self.shape
         values = self._br_values
         if nxt > hi:
-            self._bottom_up_level(values, lo, hi, nxt, sum_children)
+            self._sum_children(level, values, self._br_opp_factor, self._br_terminal)
         else:
             values[lo:hi] = self._br_terminal[lo:hi]
         step = self._br_levels[level]
@@ -203,11 +223,6 @@ class ShardPass:
         self._br_kids = kids
         q = np.bincount(step["q_index"], (kids * reach[:, None]).ravel(), minlength=b * step["n_rows"] * a)
         return q.reshape(b, step["n_rows"], a)
-
-    def _bottom_up_level(self, values, lo, hi, nxt, sum_children) -> None:
-        weighted = (self._br_opp_factor[hi:nxt] * values[hi:nxt]).reshape(nxt - hi, -1)
-        np.add(sum_children @ weighted, self._br_terminal[lo:hi].reshape(hi - lo, -1),
-               out=values[lo:hi].reshape(hi - lo, -1))
 
     def br_level_apply(self, level: int, best: np.ndarray) -> None:
         """Give each decision node of the level the value of its infoset's chosen action;
