@@ -1,4 +1,5 @@
-"""A one-line progress display for long solves; silent when stderr is not a terminal."""
+"""Progress of a long solve: a line redrawn in place on a terminal, or a plain log line every
+``log_every`` seconds when the output is not a terminal (a `ray job submit` log, a file)."""
 
 from __future__ import annotations
 
@@ -7,32 +8,36 @@ import time
 
 
 class Progress:
-    def __init__(self, total: int | None, enabled: bool | None = None, stream=None):
+    def __init__(self, total: int | None, enabled: bool = True, stream=None, log_every: float = 10.0):
         self.stream = stream or sys.stderr
-        self.enabled = self.stream.isatty() if enabled is None else enabled
+        self.enabled = enabled
+        self.redraw = enabled and self.stream.isatty()
+        self.interval = 0.1 if self.redraw else log_every
         self.total = total
         self.start = time.perf_counter()
-        self.last_draw = 0.0
+        self.last_draw = self.start
         self.exploitability: float | None = None
 
     def update(self, iteration: int, done_now: int, exploitability: float | None = None, extra: str = "") -> None:
-        """Redraw (at most 10 times a second, and always when a new exploitability arrives)."""
+        """Report (at most every ``interval`` seconds; on a terminal also when a new
+        exploitability arrives)."""
         if exploitability is not None:
             self.exploitability = exploitability
         if not self.enabled:
             return
         now = time.perf_counter()
-        if exploitability is None and now - self.last_draw < 0.1:
+        if now - self.last_draw < self.interval and not (self.redraw and exploitability is not None):
             return
         self.last_draw = now
         elapsed = now - self.start
         rate = done_now / elapsed if elapsed > 0 else 0.0
         total = f"/{self.total}" if self.total else ""
         expl = f"  exploitability {self.exploitability:.3e}" if self.exploitability is not None else ""
-        self.stream.write(f"\r  iteration {iteration}{total}{expl}  {rate:,.0f} it/s  {elapsed:,.1f}s{extra}\033[K")
+        line = f"  iteration {iteration}{total}{expl}  {rate:,.1f} it/s  {elapsed:,.1f}s{extra}"
+        self.stream.write(f"\r{line}\033[K" if self.redraw else line + "\n")
         self.stream.flush()
 
     def close(self) -> None:
-        if self.enabled:
+        if self.redraw:
             self.stream.write("\n")
             self.stream.flush()

@@ -98,7 +98,8 @@ def build_parser() -> argparse.ArgumentParser:
     out.add_argument("--plot", metavar="PATH", help="write a PNG: exploitability against iterations, and "
                      "the value per stack with its break-even for a list of stacks (needs matplotlib)")
     out.add_argument("--no-tables", action="store_true", help="do not print the strategy tables")
-    out.add_argument("--quiet", action="store_true", help="no progress line")
+    out.add_argument("--quiet", action="store_true", help="no progress (a line redrawn on a terminal, else a log "
+                     "line every 10 s)")
     return parser
 
 
@@ -171,7 +172,7 @@ def _solve(args, game, solver_args, shards, state, target) -> dict:
         print(f"resuming {game.spec} from {state['path']} at iteration {solver.iteration}")
     where = shards.describe()
     extra = f"  {where['workers']} workers on {where['nodes']} node(s)" if where["workers"] else ""
-    progress = Progress(args.iterations, enabled=False if args.quiet else None)
+    progress = Progress(args.iterations, enabled=not args.quiet)
     start_iteration, start = solver.iteration, time.perf_counter()
     stop_requested = []
     history = []  # (iteration, exploitability) of every evaluation, for --plot

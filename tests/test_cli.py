@@ -123,3 +123,18 @@ def test_plot_is_a_png(tmp_path):
     assert main(["--game", "draw27(stacks=3:5:1)", "--plot", str(plot), "--out", str(tmp_path / "d.msgpack"),
                  "--quiet", "--no-tables"]) == 0
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_progress_logs_lines_when_not_on_a_terminal():
+    import io
+
+    from distcfr.progress import Progress
+
+    stream = io.StringIO()
+    progress = Progress(100, stream=stream, log_every=0.0)
+    progress.update(10, 10, 1.5e-3, "  2 workers on 1 node(s)")
+    progress.update(20, 20)
+    progress.close()
+    lines = stream.getvalue().splitlines()
+    assert len(lines) == 2 and "\r" not in stream.getvalue()
+    assert "iteration 10/100" in lines[0] and "1.500e-03" in lines[0] and "it/s" in lines[0] and "workers" in lines[0]
