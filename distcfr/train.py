@@ -196,8 +196,8 @@ def _solve(args, game, solver_args, shards, state, target) -> dict:
     try:
         done = args.iterations is not None and solver.iteration >= args.iterations
         if not done:
-            solver.solve(iterations=args.iterations, target_exploitability=target,
-                         eval_every=args.eval_every, callback=after_iteration)
+            solver.solve(iterations=args.iterations, target_exploitability=target, eval_every=args.eval_every,
+                         callback=after_iteration, evaluate=not args.quiet or bool(args.plot))
     except _Stop:
         interrupted = True
     finally:

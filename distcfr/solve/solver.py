@@ -115,11 +115,12 @@ class Solver:
         return Strategy(self.layout, probs, self.evaluator, self._meta())
 
     def solve(self, iterations: int | None = None, target_exploitability: float | None = None,
-              eval_every: int = 10, callback: Callable | None = None) -> Strategy:
+              eval_every: int = 10, callback: Callable | None = None, evaluate: bool = False) -> Strategy:
         """Iterate until ``iterations`` in total are done or the average strategy's
         exploitability is at most ``target_exploitability`` (checked every ``eval_every``);
         returns the average strategy. ``callback(solver, exploitability_or_None)`` runs after
-        each iteration."""
+        each iteration; ``evaluate`` computes the exploitability every ``eval_every``
+        iterations even without a target (for progress and plots)."""
         if iterations is None and target_exploitability is None:
             raise BadParameter("give iterations, target_exploitability or both")
         if iterations is not None and iterations < 1:
@@ -132,11 +133,11 @@ class Solver:
             self.step()
             expl = None
             last = iterations is not None and self.iteration >= iterations
-            if target_exploitability is not None and (self.iteration % eval_every == 0 or last):
+            if (target_exploitability is not None or evaluate) and (self.iteration % eval_every == 0 or last):
                 expl = self.average_strategy().exploitability()
             if callback is not None:
                 callback(self, expl)
-            if expl is not None and expl <= target_exploitability:
+            if expl is not None and target_exploitability is not None and expl <= target_exploitability:
                 break
         return self.average_strategy()
 
