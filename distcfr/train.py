@@ -148,25 +148,32 @@ def run(args) -> dict:
     else:
         solver_args = dict(algorithm=args.algorithm or AUTO, updates=args.updates or "alternating",
                            shards=args.shards, alpha=args.alpha, beta=args.beta, gamma=args.gamma)
-    # validate everything cheap before starting Ray
-    probe = Solver(game, **solver_args)
-    if state and probe.rule.predictive and state.get("prediction") is None:
-        raise BadParameter(f"checkpoint {state['path']} has no prediction table for pcfr+")
     from distcfr.dist.launch import make_shards
 
-    shards, started_ray = make_shards(probe.layout, probe.n_shards, args.workers, args.address)
+    started_ray = []
+
+    def launch(layout, n_shards):  # called by the Solver once its arguments are valid
+        shards, started = make_shards(layout, n_shards, args.workers, args.address)
+        started_ray.append(started)
+        return shards
+
+    solver = None
     try:
-        return _solve(args, game, solver_args, shards, state, target)
+        solver = Solver(game, shard_set=launch, **solver_args)
+        if state and solver.rule.predictive and state.get("prediction") is None:
+            raise BadParameter(f"checkpoint {state['path']} has no prediction table for pcfr+")
+        return _solve(args, game, solver, state, target)
     finally:
-        shards.close()
-        if started_ray:
+        if solver is not None:
+            solver.shards.close()
+        if any(started_ray):
             from distcfr.dist.runtime import shutdown
 
             shutdown()
 
 
-def _solve(args, game, solver_args, shards, state, target) -> dict:
-    solver = Solver(game, shard_set=shards, **solver_args)
+def _solve(args, game, solver: Solver, state, target) -> dict:
+    shards = solver.shards
     if state:
         solver.load_state(state)
         print(f"resuming {game.spec} from {state['path']} at iteration {solver.iteration}")

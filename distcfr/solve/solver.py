@@ -20,7 +20,9 @@ UPDATES = ("alternating", "simultaneous")
 
 class Solver:
     """CFR-family solver of one game. ``algorithm="auto"`` takes the game's
-    ``default_algorithm``; dcfr's alpha/beta/gamma default to 1.5, 0, 2.
+    ``default_algorithm``; dcfr's alpha/beta/gamma default to 1.5, 0, 2. ``shard_set`` is where
+    the shards run: in this process by default, or a ShardSet (e.g. on Ray), or a factory
+    ``(layout, n_shards) -> ShardSet`` called once the arguments are known to be valid.
 
     >>> solver = Solver(load_game("kuhn"), algorithm="cfr+")   # doctest: +SKIP
     >>> solver.solve(iterations=1000).exploitability() < 1e-3  # doctest: +SKIP
@@ -28,7 +30,7 @@ class Solver:
 
     def __init__(self, game: Game, algorithm: str = AUTO, updates: str = "alternating",
                  alpha: float | None = None, beta: float | None = None, gamma: float | None = None,
-                 shards: int | None = None, shard_set: ShardSet | None = None):
+                 shards: int | None = None, shard_set: ShardSet | Callable[[Layout, int], ShardSet] | None = None):
         if updates not in UPDATES:
             raise BadParameter(f"unknown update order {updates!r} (known: {', '.join(UPDATES)})")
         if shards is not None and shards < 1:
@@ -40,7 +42,10 @@ class Solver:
         self.n_shards = shards or min(game.default_shards, layout.n_deals)
         if self.n_shards > layout.n_deals:
             raise BadParameter(f"{self.n_shards} shards for only {layout.n_deals} deals")
-        self.shards = shard_set if shard_set is not None else LocalShards(layout, self.n_shards)
+        if shard_set is None:
+            shard_set = LocalShards
+        # a factory is called only now, after every argument has been checked
+        self.shards = shard_set(layout, self.n_shards) if callable(shard_set) else shard_set
         self.evaluator = Evaluator(layout, self.shards)
         shape = (layout.n_variants, layout.n_infosets, layout.max_actions)
         self.regrets = np.zeros(shape)  # (B, n_is, A) float64
