@@ -34,25 +34,20 @@ def auto_workers(layout: Layout, n_shards: int, address: str | None) -> int:
 
 def make_shards(layout: Layout, n_shards: int, workers: int | str, address: str | None):
     """The ShardSet for a run, and whether this process started Ray (and must stop it)."""
-    started = False
-    if workers == 0:
-        return LocalShards(layout, n_shards), started
-    if address is not None:
-        from distcfr.dist.runtime import connect
+    from distcfr.dist.runtime import connect, ray_running, start_embedded
 
-        connect(address)
     if workers == "auto":
+        if address is not None:
+            connect(address)  # auto needs the cluster's CPU count
         workers = auto_workers(layout, n_shards, address)
     if workers == 0:
-        return LocalShards(layout, n_shards), started
-    if address is None:
-        import sys
-
-        from distcfr.dist.runtime import start_embedded
-
-        already = "ray" in sys.modules and sys.modules["ray"].is_initialized()
+        return LocalShards(layout, n_shards), False
+    started = False
+    if address is not None:
+        connect(address)
+    else:
+        started = not ray_running()
         start_embedded(num_cpus=max(workers, os.cpu_count() or 1))
-        started = not already
     from distcfr.dist.ray_shards import RayShards
 
     return RayShards(layout.game.spec, n_shards, workers), started

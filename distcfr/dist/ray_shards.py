@@ -4,9 +4,11 @@ Each actor wraps a plain ``ShardGroup`` (a contiguous block of shards of the gam
 the actor from the game spec). Actors sit one per CPU bundle of a placement group spread
 over the nodes. Per call the arguments (the strategy table) go out once through the object
 store, and each actor sends back the partial sums of the subtrees of the fixed shard tree it
-holds (see distcfr.solve.shard_set), which the coordinator adds along that tree. An actor that dies (killed process, lost node)
-is replaced and its shards recomputed: a stateless call is simply re-run; a call that relied
-on state the actor held raises ``ShardsRestarted`` so the caller redoes the whole step.
+holds (see distcfr.solve.shard_set), which the coordinator adds along that tree.
+
+An actor that dies (killed process, lost node) is replaced and its shards recomputed: a
+stateless call is simply re-run; a call that relied on state the actor held raises
+``ShardsRestarted`` so the caller redoes the whole step.
 """
 
 from __future__ import annotations

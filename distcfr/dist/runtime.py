@@ -22,9 +22,14 @@ import sys
 from distcfr.errors import ClusterError
 
 
+def ray_running() -> bool:
+    """Whether this process already runs or joined a Ray (without importing Ray)."""
+    return "ray" in sys.modules and sys.modules["ray"].is_initialized()
+
+
 def start_embedded(num_cpus: int) -> None:
     """Start a private local Ray with ``num_cpus`` CPUs (unless this process already runs one)."""
-    if "ray" in sys.modules and sys.modules["ray"].is_initialized():
+    if ray_running():
         return
     fresh = "ray" not in sys.modules
     # Read by Ray at import: with "clusters" off, every Ray server binds to loopback only.
@@ -52,7 +57,7 @@ def connect(address: str) -> None:
     host = None
     if address != "auto":
         host, _ = _check_reachable(address)
-    if "ray" in sys.modules and sys.modules["ray"].is_initialized():
+    if ray_running():
         return  # a process embedding distcfr that already joined its cluster
     if host in ("127.0.0.1", "localhost", "::1") and "ray" not in sys.modules:
         # a head bound to loopback: keep Ray from swapping 127.0.0.1 for the routable address
