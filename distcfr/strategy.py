@@ -34,8 +34,6 @@ class Strategy:
     def from_dict(cls, game, table: dict[str, dict[str, float] | list[float]], variant: int | None = None):
         """A strategy of ``game`` from ``{infoset label: {action: prob} or [probs]}``; infosets
         not given play uniformly. The same table is used for every variant unless ``variant``."""
-        from distcfr.solve.layout import Layout
-
         layout = Layout(game)
         probs = layout.uniform_strategy()
         for label, row_probs in table.items():
