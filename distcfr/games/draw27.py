@@ -25,9 +25,11 @@ import numpy as np
 from distcfr.cards import RANKS, SUITS
 from distcfr.errors import BadParameter
 from distcfr.games.base import Game, History
+from distcfr.games.draw_equity import draw_pairs_per_deal
 
 MASK_CODES = "0123456789abcdefghijklmnopqrstuv"  # one character per discard mask (hand <= 5)
 MAX_EXACT_DEALS = 3_000_000
+MAX_EXACT_DRAW_PAIRS = 5e11  # ~12 minutes of showdown_equity here (7e8 comparisons/s measured)
 MAX_STACKS = 1000
 
 
@@ -84,6 +86,11 @@ class Draw27(Game):
         if self.n_deals > MAX_EXACT_DEALS:
             raise BadParameter(f"draw27 with {r} ranks, {s} suits, {h} cards has {self.n_deals:,} deals, "
                                f"more than the {MAX_EXACT_DEALS:,} this exact solver enumerates")
+        work = self.n_deals * draw_pairs_per_deal(r * s - 2 * h, h)
+        if work > MAX_EXACT_DRAW_PAIRS:
+            raise BadParameter(f"draw27 with {r} ranks, {s} suits, {h} cards needs {work:.1e} hand comparisons for "
+                               f"its exact draw expectation (~{work / 7e8 / 60:,.0f} min here); this exact solver "
+                               f"stops at {MAX_EXACT_DRAW_PAIRS:.0e}")
 
     # ---- cards ------------------------------------------------------------------------------
     @property

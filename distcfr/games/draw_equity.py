@@ -48,6 +48,18 @@ def _draw_tables(m: int, h: int):
     return combos, disjoint
 
 
+def draw_pairs_per_deal(n_stub: int, hand: int) -> int:
+    """How many (player 2 draw, player 1 draw) pairs ``showdown_equity`` enumerates per deal
+    over all discard masks: the size of the exact expectation, to refuse what would take hours."""
+    total = 0
+    for k2 in range(hand + 1):
+        for k1 in range(hand + 1):
+            if k1 == k2 == hand:
+                continue  # both discarding everything: exactly 0, skipped
+            total += math.comb(hand, k1) * math.comb(hand, k2) * math.comb(n_stub, k2) * math.comb(n_stub - k2, k1)
+    return total
+
+
 def showdown_equity(hands1: np.ndarray, hands2: np.ndarray, deck: np.ndarray) -> np.ndarray:
     """Exact expected showdown result for player 1 after both draw.
 
