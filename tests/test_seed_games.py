@@ -126,7 +126,8 @@ def test_stack_list_equals_stacks_alone():
 
 BAD = ["draw27(ranks=3,suits=1,hand=1)", "draw27(ranks=13,suits=1,hand=6)", "draw27(suits=5)",
        "draw27(stacks=0.5)", "draw27(stacks=4:2:0.5)", "draw27(stacks=2:4:0)", "draw27(stacks=2:4)",
-       "draw27(stacks=many)", "draw27(ranks=13,suits=4,hand=5)", "draw27(ranks=13,suits=4,hand=3)", "draw27(ranks=11,suits=2,hand=3)", "draw27(ranks=1)", "draw27(colour=red)",
+       "draw27(stacks=many)", "draw27(ranks=13,suits=4,hand=5)", "draw27(ranks=13,suits=4,hand=3)",
+       "draw27(ranks=11,suits=2,hand=3)", "draw27(ranks=1)", "draw27(colour=red)",
        "minipoker(ranks=1)", "minipoker(ranks=14)", "community13(board=sideways)"]
 
 
