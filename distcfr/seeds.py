@@ -16,6 +16,7 @@ import argparse
 import numpy as np
 
 import distcfr
+from distcfr.cards import RANKS
 from distcfr.evaluate.break_even import crossings
 from distcfr.evaluate.tables import render_tables
 from distcfr.strategy import Strategy
@@ -49,7 +50,7 @@ def minipoker_from_table(game, table: dict) -> Strategy:
     probs = {}
     for player, (bet_at, facing_bet, facing_raise) in spots.items():
         bet, cont, raise_, call_raise = table[player]
-        for i, rank in enumerate("AKQJT98765432"):
+        for i, rank in enumerate(RANKS[::-1]):
             probs[f"{rank}|{bet_at}"] = {"check": 1 - bet[i], "bet": bet[i]}
             probs[f"{rank}|{facing_bet}"] = {"fold": 1 - cont[i], "call": cont[i] * (1 - raise_[i]),
                                              "raise": cont[i] * raise_[i]}

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from distcfr.cards import RANKS
+
 
 @dataclass
 class Table:
@@ -86,8 +88,6 @@ def _minipoker(strategy, variant):
 
 
 def _community13(strategy, variant):
-    from distcfr.games.community13 import RANKS
-
     p = lambda label, action: _p(strategy, variant, label, action)  # noqa: E731
     spots = (("player 1 bets first", "", "bet"), ("player 1 calls after check-bet", "pb", "call"),
              ("player 2 bets after a check", "p", "bet"), ("player 2 calls a bet", "b", "call"))
@@ -111,12 +111,12 @@ def _draw27(strategy, variant):
     labels = [game.hand_label(hand) for hand in hands]
     by_class = defaultdict(list)  # hand class (ranks, high first) -> hand indices
     for i, hand in enumerate(hands):
-        by_class["".join(sorted((_rank(c) for c in hand), key="23456789TJQKA".index, reverse=True))].append(i)
+        by_class["".join(sorted((_rank(c) for c in hand), key=RANKS.index, reverse=True))].append(i)
     draw_counts = range(h + 1)
     columns = ["push", "call", "BB draws"] + [f"BTN draws | BB drew {k}" for k in draw_counts]
     title = "per hand" if h == 1 or len(by_class) == len(hands) else "per hand class (suits averaged)"
     table = Table(f"push range, call range and draws, {title}", columns)
-    order = sorted(by_class, key=lambda c: [-"23456789TJQKA".index(x) for x in c])
+    order = sorted(by_class, key=lambda c: [-RANKS.index(x) for x in c])
     for cls in order:
         members = by_class[cls]
         push = float(np.mean([_p(strategy, variant, f"{labels[i]}|", "push") for i in members]))
@@ -130,7 +130,7 @@ def _draw27(strategy, variant):
 
 
 def _rank(card) -> str:
-    return "23456789TJQKA"[int(card) // 4]
+    return RANKS[int(card) // 4]
 
 
 def _draw_choice(strategy, variant, hands, labels, members, observation) -> str:
@@ -140,7 +140,7 @@ def _draw_choice(strategy, variant, hands, labels, members, observation) -> str:
         probs = strategy.action_probs(f"{labels[i]}|{observation}", variant)
         for j, prob in enumerate(probs.values()):
             dropped = [_rank(hands[i][b]) for b in range(hands.shape[1]) if j >> b & 1]
-            dropped = sorted(dropped, key="23456789TJQKA".index, reverse=True)
+            dropped = sorted(dropped, key=RANKS.index, reverse=True)
             weights["pat" if not dropped else "-" + "".join(dropped)] += prob / len(members)
     choice = max(weights, key=weights.get)
     return choice if weights[choice] > 0.995 else f"{choice} {weights[choice]:.0%}"

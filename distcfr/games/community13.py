@@ -15,11 +15,10 @@ import itertools
 
 import numpy as np
 
+from distcfr.cards import RANKS  # the 13 ranks 2..A
 from distcfr.errors import BadParameter
 from distcfr.games import one_bet
 from distcfr.games.base import Game, History
-
-RANKS = "23456789TJQKA"  # ranks 2..14
 
 
 class Community13(Game):

@@ -12,10 +12,10 @@ import itertools
 
 import numpy as np
 
+from distcfr.cards import RANKS  # 2..A; minipoker uses the lowest `ranks` of them
 from distcfr.errors import BadParameter
 from distcfr.games.base import Game, History
 
-RANKS = "23456789TJQKA"
 _ACTIONS = {
     "": (("k", "check"), ("b", "bet")),
     "k": (("k", "check"), ("b", "bet")),
