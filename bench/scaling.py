@@ -25,8 +25,8 @@ import numpy as np
 
 import distcfr
 from distcfr.dist.launch import make_shards
-from distcfr.solve.layout import Layout
-from distcfr.solve.shard_set import subtree_sums
+from distcfr.engine.layout import Layout
+from distcfr.engine.shard_set import subtree_sums
 
 
 def timed_run(spec: str, shards: int, workers: int, iterations: int):

@@ -1,13 +1,30 @@
 """distcfr: exact, vectorised counterfactual regret minimization for two-player card games,
-on one machine or a Ray cluster."""
+on one machine or a Ray cluster.
 
-from distcfr.errors import BadFile, BadParameter, ClusterError, DistcfrError, UnknownGame
-from distcfr.games import load_game
-from distcfr.solve.rules import ALGORITHMS
-from distcfr.solve.solver import Solver
-from distcfr.strategy import Strategy
+The names below are loaded on first use, so ``import distcfr`` stays cheap and no module of the
+package imports this facade (see tests/test_imports.py)."""
+
+from __future__ import annotations
+
+import importlib
 
 __version__ = "0.1.0"
 
-__all__ = ["ALGORITHMS", "BadFile", "BadParameter", "ClusterError", "DistcfrError", "Solver",
-           "Strategy", "UnknownGame", "load_game"]
+_PUBLIC = {
+    "ALGORITHMS": "distcfr.solve.rules", "RULES": "distcfr.solve.rules", "Solver": "distcfr.solve.solver",
+    "Checkpoint": "distcfr.solve.checkpoint", "Strategy": "distcfr.evaluate.strategy",
+    "load_strategy": "distcfr.evaluate.strategy", "load_game": "distcfr.games.registry",
+    "BadFile": "distcfr.errors", "BadParameter": "distcfr.errors", "ClusterError": "distcfr.errors",
+    "DistcfrError": "distcfr.errors", "UnknownGame": "distcfr.errors",
+}
+__all__ = sorted(_PUBLIC)
+
+
+def __getattr__(name: str):
+    if name in _PUBLIC:
+        return getattr(importlib.import_module(_PUBLIC[name]), name)
+    raise AttributeError(f"module 'distcfr' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted([*globals(), *_PUBLIC])

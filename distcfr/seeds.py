@@ -15,11 +15,12 @@ import argparse
 
 import numpy as np
 
-import distcfr
 from distcfr.cards import RANKS
 from distcfr.evaluate.break_even import crossings
+from distcfr.evaluate.strategy import Strategy
 from distcfr.evaluate.tables import render_tables
-from distcfr.strategy import Strategy
+from distcfr.games.registry import load_game
+from distcfr.solve.solver import Solver
 
 # seeds/minipoker_annealing.md, columns A K Q J 10 9 8 7 6 5 4 3 2; rows Bet, Continue, Raise, Call Raise
 MINIPOKER_TABLES = {
@@ -59,15 +60,15 @@ def minipoker_from_table(game, table: dict) -> Strategy:
 
 
 def kuhn() -> None:
-    strategy = distcfr.Solver(distcfr.load_game("kuhn")).solve(target_exploitability=1e-9, iterations=100_000)
+    strategy = Solver(load_game("kuhn")).solve(target_exploitability=1e-9, iterations=100_000)
     print("## kuhn_cfr.md: player 2 should win about 1/18 = 0.055556 per hand")
     print(f"distcfr: player 2 wins {-strategy.value():.9f} per hand, exploitability {strategy.exploitability():.1e}\n")
     print(render_tables(strategy))
 
 
 def minipoker() -> None:
-    game = distcfr.load_game("minipoker")
-    ours = distcfr.Solver(game).solve(target_exploitability=1e-9, iterations=100_000)
+    game = load_game("minipoker")
+    ours = Solver(game).solve(target_exploitability=1e-9, iterations=100_000)
     print("## minipoker_annealing.md: the annealing tables against an exact solution")
     print("| strategy | value for A | exploitability | best response of A / of B |")
     print("| --- | --- | --- | --- |")
@@ -82,11 +83,11 @@ def minipoker() -> None:
 
 
 def community13(iterations=(100, 10_000)) -> None:
-    game = distcfr.load_game("community13")
-    bots = {"Rand": distcfr.Solver(game).current_strategy()}
+    game = load_game("community13")
+    bots = {"Rand": Solver(game).current_strategy()}
     for n in iterations:
-        bots[f"CFR {n:,}"] = distcfr.Solver(game, algorithm="cfr").solve(iterations=n)
-    bots["exact"] = distcfr.Solver(game).solve(target_exploitability=1e-9, iterations=100_000)
+        bots[f"CFR {n:,}"] = Solver(game, algorithm="cfr").solve(iterations=n)
+    bots["exact"] = Solver(game).solve(target_exploitability=1e-9, iterations=100_000)
     names = list(bots)
     print("## simplified13_cfr.md: chips won per game by the row bot (player 1) against the column bot")
     print("(exact expected values over all 1,716 deals; the write-up sampled 1,000,000 games)\n")
@@ -102,9 +103,9 @@ def community13(iterations=(100, 10_000)) -> None:
 
 def draw27() -> None:
     print("## pushfold_2to7.md: 3 BB, and the break-even stack (write-up: about 3.9 BB)")
-    at3 = distcfr.Solver(distcfr.load_game("draw27(stacks=3)")).solve(target_exploitability=1e-9, iterations=50_000)
+    at3 = Solver(load_game("draw27(stacks=3)")).solve(target_exploitability=1e-9, iterations=50_000)
     print(render_tables(at3))
-    many = distcfr.Solver(distcfr.load_game("draw27(stacks=1.5:10:0.5)")).solve(
+    many = Solver(load_game("draw27(stacks=1.5:10:0.5)")).solve(
         target_exploitability=1e-9, iterations=50_000)
     points = crossings(many.game.variant_values, many.value_per_variant)
     print("| stack (BB) | button value (BB) | exploitability |\n| --- | --- | --- |")

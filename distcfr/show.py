@@ -12,8 +12,8 @@ import sys
 
 from distcfr.cli import OneLineParser
 from distcfr.errors import DistcfrError
+from distcfr.evaluate.strategy import load_strategy
 from distcfr.evaluate.tables import render_tables
-from distcfr.io.strategy_file import load_strategy
 
 
 def main(argv=None) -> int:

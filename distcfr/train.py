@@ -15,36 +15,38 @@ from __future__ import annotations
 
 import argparse
 import json
-import signal
 import sys
-import time
 from pathlib import Path
 
-import numpy as np
-
 from distcfr.cli import OneLineParser, positive_number, whole_number
+from distcfr.engine.memory import available_bytes, estimate
 from distcfr.errors import BadParameter, DistcfrError
+from distcfr.evaluate.break_even import crossings, refine_crossings
 from distcfr.evaluate.tables import render_tables
-from distcfr.games import load_game
-from distcfr.io.checkpoint import load_checkpoint, save_checkpoint
+from distcfr.games.registry import REGISTRY, defaults_help, load_game
 from distcfr.io.msgpack_io import check_writable, write_atomic
 from distcfr.progress import Progress
-from distcfr.solve.rules import ALGORITHMS, AUTO
-from distcfr.solve.solver import UPDATES, Solver
+from distcfr.solve.checkpoint import UPDATES, Checkpoint
+from distcfr.solve.rules import AUTO, RULES
+from distcfr.solve.run import RunPlan, run
+from distcfr.solve.solver import Solver
 
 DEFAULT_GAME = "leduc"
-
-
-class _Stop(Exception):
-    """Ctrl-C or SIGTERM arrived: finish the iteration, save, exit."""
-
-
 _positive_int = whole_number(1, "positive")
 _non_negative_int = whole_number(0, "0 (in-process) or more")
 
 
 def _workers(text: str):
     return text if text == "auto" else _non_negative_int(text)
+
+
+def _rule_params() -> dict[str, list[tuple[str, float, str]]]:
+    """Every rule parameter: name -> [(rule, default, meaning)]."""
+    params: dict[str, list] = {}
+    for kind in RULES.values():
+        for name, default in kind.params.items():
+            params.setdefault(name, []).append((kind.name, default, kind.param_help.get(name, "")))
+    return params
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -55,24 +57,28 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=__doc__.split("\n", 2)[2], formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--game", metavar="SPEC",
                         help=f"game spec, name or name(key=value,...) (default: {DEFAULT_GAME}, or the "
-                        "checkpoint's); kuhn, leduc, community13, minipoker, draw27(...)")
+                        f"checkpoint's); games: {', '.join(REGISTRY)}")
     stop = parser.add_argument_group(
-        "when to stop (either or both; default: the game's target: 1e-4 for leduc, 1e-5 BB for draw27, "
-        "1e-6 for kuhn, minipoker and community13)")
+        f"when to stop (either or both; default: the game's target: {defaults_help()})")
     stop.add_argument("--iterations", type=_positive_int, metavar="N",
                       help="total iterations (a resumed run counts the ones already done)")
     stop.add_argument("--target-exploitability", type=positive_number, metavar="E",
-                      help="stop once the average strategy is at most E chips from a Nash equilibrium")
+                      help="stop once the average strategy is at most E chips (BB for draw27) from a Nash "
+                      "equilibrium")
     algo = parser.add_argument_group("algorithm")
-    algo.add_argument("--algorithm", choices=(AUTO, *ALGORITHMS),
-                      help="update rule (default: auto, the rule measured fastest on the game: dcfr "
-                      "(discounted CFR 1.5/0/2) for leduc, pcfr+ (predictive CFR+) for the others)")
+    algo.add_argument("--algorithm", choices=(AUTO, *RULES), metavar="{" + ",".join((AUTO, *RULES)) + "}",
+                      help="update rule (default: auto, the rule measured fastest on the game, see above): "
+                      + "; ".join(f"{k.name}: {k.summary}" for k in RULES.values()))
     algo.add_argument("--updates", choices=UPDATES,
                       help="alternating or simultaneous player updates (default: alternating)")
-    for name, default in (("alpha", 1.5), ("beta", 0.0), ("gamma", 2.0)):
-        algo.add_argument(f"--{name}", type=float, metavar="X", help=f"dcfr {name} (default {default})")
+    for name, owners in _rule_params().items():
+        algo.add_argument(f"--{name}", type=float, metavar="X", help="; ".join(
+            f"{rule} {meaning} (default {default:g})" for rule, default, meaning in owners))
     algo.add_argument("--eval-every", type=_positive_int, default=10, metavar="K",
                       help="compute the exact exploitability every K iterations (default: 10)")
+    algo.add_argument("--refine-break-even", type=positive_number, metavar="TOL",
+                      help="for a list of stacks: refine each break-even stack by bisection (solving "
+                      "single stacks) until it is known to within TOL BB")
     dist = parser.add_argument_group("where it runs")
     dist.add_argument("--address", metavar="auto|HOST:PORT",
                       help="join the Ray cluster started by `ray start` (default: none; a private "
@@ -88,9 +94,6 @@ def build_parser() -> argparse.ArgumentParser:
     dist.add_argument("--checkpoint-every", type=_positive_int, default=100, metavar="K",
                       help="iterations between checkpoints (default: 100)")
     dist.add_argument("--resume", metavar="PATH", help="continue the run saved in this checkpoint")
-    algo.add_argument("--refine-break-even", type=positive_number, metavar="TOL",
-                      help="for a list of stacks: refine each break-even stack by bisection (solving "
-                      "single stacks) until it is known to within TOL BB")
     out = parser.add_argument_group("output")
     out.add_argument("--out", default="strategy.msgpack", metavar="PATH",
                      help="average strategy file, msgpack (default: strategy.msgpack)")
@@ -103,31 +106,53 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _resume_state(args):
+def _checkpoint_to_resume(args) -> Checkpoint | None:
     """The checkpoint to continue from (if any), checked against the command line."""
     path = args.resume
     if path is None and args.checkpoint and Path(args.checkpoint).exists():
         path = args.checkpoint
     if path is None:
         return None
-    state = load_checkpoint(path)
-    rule = state["rule"]
+    checkpoint = Checkpoint.load(path)
     given = {"game": args.game and load_game(args.game).spec, "algorithm": args.algorithm,
              "updates": args.updates, "shards": args.shards}
-    saved = {"game": state["game"], "algorithm": rule.get("name"), "updates": state["updates"],
-             "shards": state["shards"]}
+    saved = {"game": checkpoint.game, "algorithm": checkpoint.rule.name, "updates": checkpoint.updates,
+             "shards": checkpoint.shards}
     for key, value in given.items():
         if value not in (None, AUTO) and value != saved[key]:
             raise BadParameter(f"checkpoint {path} is a {key}={saved[key]} run; the command line asks for "
                                f"{key}={value}")
-    state["path"] = path
-    return state
+    print(f"resuming {checkpoint.game} from {path} at iteration {checkpoint.iteration}")
+    return checkpoint
 
 
-def run(args) -> dict:
+class _Launcher:
+    """The Solver's shard factory: resolves the workers, reports (and checks) the memory
+    estimate, then starts the shards. Remembers whether it started Ray."""
+
+    def __init__(self, args):
+        self.args, self.started_ray, self.memory = args, False, None
+
+    def __call__(self, layout, n_shards):
+        from distcfr.dist.launch import make_shards, resolve_workers
+
+        workers = resolve_workers(layout, n_shards, self.args.workers, self.args.address)
+        self.memory = estimate(layout, n_shards, workers)
+        available = available_bytes()
+        if not self.args.quiet:
+            print(self.memory.describe() + f" of {available / 1e9:.1f} GB available")
+        if self.memory.this_machine > available:
+            raise BadParameter(f"{layout.game.spec} needs about {self.memory.this_machine / 1e9:.1f} GB here, "
+                               f"{available / 1e9:.1f} GB are available: use fewer stacks, a smaller game or "
+                               "a cluster (--address)")
+        shards, self.started_ray = make_shards(layout, n_shards, workers, self.args.address)
+        return shards
+
+
+def solve_command(args) -> dict:
     """Solve as ``args`` say; returns the summary dict."""
-    state = _resume_state(args)
-    game = load_game(state["game"] if state else (args.game or DEFAULT_GAME))
+    checkpoint = _checkpoint_to_resume(args)
+    game = load_game(checkpoint.game if checkpoint else (args.game or DEFAULT_GAME))
     for path in (args.out, args.summary_json, args.checkpoint, args.plot):
         if path:
             check_writable(path)
@@ -140,86 +165,53 @@ def run(args) -> dict:
     target = args.target_exploitability
     if args.iterations is None and target is None:
         target = game.default_target
-    if state:
-        rule = state["rule"]
-        solver_args = dict(algorithm=rule["name"], updates=state["updates"], shards=state["shards"])
-        if rule["name"] == "dcfr":
-            solver_args.update(alpha=rule["alpha"], beta=rule["beta"], gamma=rule["gamma"])
-    else:
-        solver_args = dict(algorithm=args.algorithm or AUTO, updates=args.updates or "alternating",
-                           shards=args.shards, alpha=args.alpha, beta=args.beta, gamma=args.gamma)
-    from distcfr.dist.launch import make_shards
-
-    started_ray = []
-
-    def launch(layout, n_shards):  # called by the Solver once its arguments are valid
-        shards, started = make_shards(layout, n_shards, args.workers, args.address)
-        started_ray.append(started)
-        return shards
-
+    plan = RunPlan(args.iterations, target, args.eval_every, evaluate=not args.quiet or bool(args.plot),
+                   checkpoint=args.checkpoint and Path(args.checkpoint), checkpoint_every=args.checkpoint_every)
+    launcher = _Launcher(args)
     solver = None
     try:
-        solver = Solver(game, shard_set=launch, **solver_args)
-        if state and solver.rule.predictive and state.get("prediction") is None:
-            raise BadParameter(f"checkpoint {state['path']} has no prediction table for pcfr+")
-        return _solve(args, game, solver, state, target)
+        if checkpoint:
+            solver = Solver.from_checkpoint(checkpoint, shard_set=launcher)
+        else:
+            solver = Solver(game, algorithm=args.algorithm or AUTO, updates=args.updates or "alternating",
+                            shards=args.shards, shard_set=launcher,
+                            **{name: getattr(args, name) for name in _rule_params()})
+        return _solve(args, game, solver, plan, launcher)
     finally:
         if solver is not None:
-            solver.shards.close()
-        if any(started_ray):
+            solver.close()
+        if launcher.started_ray:
             from distcfr.dist.runtime import shutdown
 
             shutdown()
 
 
-def _solve(args, game, solver: Solver, state, target) -> dict:
-    shards = solver.shards
-    if state:
-        solver.load_state(state)
-        print(f"resuming {game.spec} from {state['path']} at iteration {solver.iteration}")
-    where = shards.describe()
+def _solve(args, game, solver: Solver, plan: RunPlan, launcher: _Launcher) -> dict:
+    where = solver.shards.describe()
     extra = f"  {where['workers']} workers on {where['nodes']} node(s)" if where["workers"] else ""
     progress = Progress(args.iterations, enabled=not args.quiet)
-    start_iteration, start = solver.iteration, time.perf_counter()
-    stop_requested = []
-    history = []  # (iteration, exploitability) of every evaluation, for --plot
-
-    def on_signal(signum, frame):
-        if stop_requested:  # a second Ctrl-C: stop now
-            raise KeyboardInterrupt
-        stop_requested.append(signum)
+    first = solver.iteration
 
     def after_iteration(s, expl):
-        if expl is not None:
-            history.append((s.iteration, expl))
-        progress.update(s.iteration, s.iteration - start_iteration, expl, extra)
-        if args.checkpoint and s.iteration % args.checkpoint_every == 0:
-            save_checkpoint(s, args.checkpoint)
-        if stop_requested:
-            raise _Stop
+        progress.update(s.iteration, s.iteration - first, expl, extra)
 
-    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
-    interrupted = False
-    try:
-        done = args.iterations is not None and solver.iteration >= args.iterations
-        if not done:
-            solver.solve(iterations=args.iterations, target_exploitability=target, eval_every=args.eval_every,
-                         callback=after_iteration, evaluate=not args.quiet or bool(args.plot))
-    except _Stop:
-        interrupted = True
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+    result = run(solver, plan, after_iteration)
     progress.close()
-    wall = time.perf_counter() - start
-    if args.checkpoint:
-        save_checkpoint(solver, args.checkpoint)
     strategy = solver.average_strategy()
-    summary = summarize(game, solver, strategy, wall, solver.iteration - start_iteration)
-    if args.refine_break_even and not interrupted:
+    if result.interrupted and where["workers"]:
+        # the signal may have reached the workers too: save what the coordinator holds, unevaluated
+        strategy.save(args.out)
+        print(f"interrupted {game.spec} at iteration {solver.iteration}: average strategy written to {args.out}"
+              + (f", checkpoint {args.checkpoint}" if args.checkpoint else "")
+              + f" (not evaluated: python -m distcfr.show {args.out})")
+        return {"interrupted": True}
+    summary = summarize(game, solver, strategy, result.wall_seconds, result.iterations_run)
+    if args.refine_break_even and not result.interrupted:
         summary["break_even_interpolated"] = summary["break_even"]
-        summary["break_even"] = refine_break_even(game, solver, summary["break_even"], args.refine_break_even)
+        summary["break_even"] = refine_crossings(game.variant_values, summary["break_even"],
+                                                 _single_stack_value(game, solver), args.refine_break_even)
     summary.update(where)
+    summary["memory"] = launcher.memory.as_dict()
     strategy.meta["evaluation"] = summary["per_variant"]
     strategy.save(args.out)
     if args.summary_json:
@@ -227,35 +219,25 @@ def _solve(args, game, solver: Solver, state, target) -> dict:
     if args.plot:
         from distcfr.evaluate.plots import save_run_plot
 
-        save_run_plot(args.plot, history + [(solver.iteration, summary["exploitability"])], summary)
-    print_result(summary, args.out, interrupted, args.checkpoint)
+        save_run_plot(args.plot, result.history + [(solver.iteration, summary["exploitability"])], summary)
+    print_result(summary, args.out, result.interrupted, args.checkpoint)
     if not args.no_tables:
         tables = render_tables(strategy)
         if tables:
             print("\n" + tables)
-    summary["interrupted"] = interrupted
+    summary["interrupted"] = result.interrupted
     return summary
 
 
-def refine_break_even(game, solver: Solver, points: list[float], tolerance: float) -> list[float]:
-    """Bisect each interpolated crossing between its two solved neighbours, solving single
-    stacks exactly (exploitability 1e-7 BB, far below the value differences bisected)."""
-    from distcfr.evaluate.break_even import bisect
-
-    stacks = np.array(game.variant_values)
+def _single_stack_value(game, solver: Solver):
+    """value_at(stack): the game solved exactly at one stack with the run's rule (to 1e-7 BB, far
+    below the value differences bisected)."""
 
     def value_at(stack: float) -> float:
-        single = game.with_variant_values([stack])
-        rule = solver.rule
-        extra = dict(alpha=rule.alpha, beta=rule.beta, gamma=rule.gamma) if rule.name == "dcfr" else {}
-        return Solver(single, algorithm=rule.name, **extra).solve(
-            target_exploitability=1e-7, iterations=100_000).value()
+        with Solver(game.with_variant_values([stack]), algorithm=solver.rule) as single:
+            return single.solve(target_exploitability=1e-7, iterations=100_000).value()
 
-    refined = []
-    for point in points:
-        lo, hi = stacks[stacks <= point].max(), stacks[stacks >= point].min()
-        refined.append(point if lo == hi else bisect(value_at, float(lo), float(hi), tolerance))
-    return refined
+    return value_at
 
 
 def summarize(game, solver: Solver, strategy, wall: float, iterations_run: int) -> dict:
@@ -268,7 +250,7 @@ def summarize(game, solver: Solver, strategy, wall: float, iterations_run: int) 
     summary = {
         "game": game.spec,
         "algorithm": solver.rule.name,
-        "rule": solver.rule.params(),
+        "rule": solver.rule.fields(),
         "updates": solver.updates,
         "iterations": solver.iteration,
         "wall_seconds": wall,
@@ -279,8 +261,6 @@ def summarize(game, solver: Solver, strategy, wall: float, iterations_run: int) 
         "per_variant": per_variant,
     }
     if game.variant_values is not None and len(game.variant_values) > 1:
-        from distcfr.evaluate.break_even import crossings
-
         summary["per_stack"] = [{"stack": s, "value": float(values[i]), "exploitability": float(expl[i])}
                                 for i, s in enumerate(game.variant_values)]
         summary["break_even"] = crossings(game.variant_values, values)
@@ -306,7 +286,7 @@ def print_result(summary: dict, out_path, interrupted: bool, checkpoint) -> None
 def main(argv=None) -> int:
     try:
         args = build_parser().parse_args(argv)
-        summary = run(args)
+        summary = solve_command(args)
     except DistcfrError as err:
         print(f"distcfr.train: error: {err}", file=sys.stderr)
         return 2

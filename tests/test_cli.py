@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import distcfr
-from distcfr.io.strategy_file import load_strategy
+from distcfr.evaluate.strategy import load_strategy
 from distcfr.train import main
 
 

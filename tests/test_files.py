@@ -4,7 +4,7 @@ import msgpack
 import pytest
 
 import distcfr
-from distcfr.io.strategy_file import load_strategy
+from distcfr.evaluate.strategy import load_strategy
 
 
 @pytest.fixture(scope="module")

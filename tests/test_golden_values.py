@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import distcfr
-from distcfr.strategy import Strategy
+from distcfr.evaluate.strategy import Strategy
 
 
 def uniform(game):

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 import distcfr
+from distcfr.engine.layout import Layout
 from distcfr.evaluate.tables import render_tables
 from distcfr.games.community13 import showdown_sign
-from distcfr.solve.layout import Layout
 
 SOLVED = {}
 

@@ -4,24 +4,21 @@ from __future__ import annotations
 
 import os
 
-from distcfr.solve.layout import Layout
-from distcfr.solve.shard_set import LocalShards
+from distcfr.engine.layout import Layout
+from distcfr.engine.memory import estimate
+from distcfr.engine.shard_set import LocalShards
 
-# An iteration costs about 20 ns per (variant, node, deal) cell in-process, and on Ray about
-# 25-90 ms more (two round trips, merge; bench/scaling.py) plus ~5 s to start the embedded Ray.
-# Below ~10M cells (~200 ms a pass) that overhead eats what 2-4 local workers would save, so
-# "auto" keeps such games in-process (Kuhn, Leduc, every draw27 up to 3 cards and a few stacks).
-IN_PROCESS_CELLS = 10_000_000
-
-
-def pass_cells(layout: Layout) -> int:
-    return layout.n_variants * layout.tree.n_nodes * layout.n_deals
+# A pass over 480 MB of strategy-dependent arrays (10M node x variant x deal cells) takes about
+# 200 ms here, while Ray adds 25-90 ms per iteration (two round trips and the merge;
+# bench/scaling.py) and ~5 s to start. Below this size "auto" stays in-process (Kuhn, Leduc,
+# every draw27 up to 3 cards and a few stacks).
+IN_PROCESS_PASS_BYTES = 480_000_000
 
 
 def auto_workers(layout: Layout, n_shards: int, address: str | None) -> int:
     """0 (in-process) for short passes without a cluster, else one worker per CPU (at most
     one per shard)."""
-    if address is None and (pass_cells(layout) < IN_PROCESS_CELLS or n_shards == 1):
+    if address is None and (estimate(layout, n_shards, 0).pass_bytes < IN_PROCESS_PASS_BYTES or n_shards == 1):
         return 0
     if address is None:
         cpus = os.cpu_count() or 1
@@ -32,14 +29,22 @@ def auto_workers(layout: Layout, n_shards: int, address: str | None) -> int:
     return max(1, min(cpus, n_shards))
 
 
-def make_shards(layout: Layout, n_shards: int, workers: int | str, address: str | None):
-    """The ShardSet for a run, and whether this process started Ray (and must stop it)."""
+def resolve_workers(layout: Layout, n_shards: int, workers: int | str, address: str | None) -> int:
+    """The worker count a run uses (joins the cluster first when ``auto`` needs its CPUs)."""
+    if workers != "auto":
+        return min(int(workers), n_shards)
+    if address is not None:
+        from distcfr.dist.runtime import connect
+
+        connect(address)
+    return auto_workers(layout, n_shards, address)
+
+
+def make_shards(layout: Layout, n_shards: int, workers: int, address: str | None):
+    """The ShardSet for a run on ``workers`` workers (0: in-process), and whether this process
+    started Ray (and must stop it)."""
     from distcfr.dist.runtime import connect, ray_running, start_embedded
 
-    if workers == "auto":
-        if address is not None:
-            connect(address)  # auto needs the cluster's CPU count
-        workers = auto_workers(layout, n_shards, address)
     if workers == 0:
         return LocalShards(layout, n_shards), False
     started = False

@@ -36,3 +36,15 @@ def bisect(value_at: Callable[[float], float], lo: float, hi: float, tolerance: 
         else:
             hi = mid
     return (lo + hi) / 2
+
+
+def refine_crossings(stacks: Sequence[float], points: Sequence[float], value_at: Callable[[float], float],
+                     tolerance: float) -> list[float]:
+    """Bisect each interpolated crossing ``points`` between its two neighbouring ``stacks``;
+    ``value_at(stack)`` is the game's value solved at one stack."""
+    grid = np.asarray(stacks, dtype=float)
+    refined = []
+    for point in points:
+        lo, hi = grid[grid <= point].max(), grid[grid >= point].min()
+        refined.append(point if lo == hi else bisect(value_at, float(lo), float(hi), tolerance))
+    return refined

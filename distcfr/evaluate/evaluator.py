@@ -7,20 +7,11 @@ per-(infoset, action) sums of its deals, and the argmax is taken on their total.
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 
-from distcfr.solve.layout import Layout
-from distcfr.solve.shard_set import ShardSet, ShardsRestarted
-
-_ids = itertools.count(1)
-
-
-def fresh_versions() -> tuple[int, int]:
-    """Version tags for a strategy table that no shard has seen yet."""
-    v = -next(_ids)
-    return (v, v)
+from distcfr.engine.best_response import BestResponseStateLost
+from distcfr.engine.layout import Layout
+from distcfr.engine.shard_set import ShardSet
 
 
 class Evaluator:
@@ -32,25 +23,25 @@ class Evaluator:
 
     def best_response_values(self, sigma: np.ndarray, attempts: int = 3) -> np.ndarray:
         """(2, B): what each player gets (in its own payoff) by best-responding to ``sigma``.
-        Redone from the start if a worker is replaced midway (up to ``attempts`` times)."""
+        Redone from the start when a worker was replaced midway (up to ``attempts`` times)."""
         for attempt in range(attempts):
             try:
                 return self._best_response_values(sigma)
-            except ShardsRestarted:
+            except BestResponseStateLost:
                 if attempt == attempts - 1:
                     raise
 
     def _best_response_values(self, sigma: np.ndarray) -> np.ndarray:
         layout = self.layout
-        self.shards.map("br_start", sigma, fresh_versions())
+        self.shards.br_start(sigma)
         for level in reversed(range(layout.tree.n_levels)):
-            total = self.shards.reduce("br_level_q", level)  # (B, n_rows, A)
+            total = self.shards.br_level_q(level)  # (B, n_rows, A)
             if total is None:
                 continue
             depth_rows = [layout.rows_at(p, level) for p in (0, 1)]
             mask = np.concatenate([layout.action_mask[rows] for rows in depth_rows])  # (n_rows, A)
-            self.shards.map("br_level_apply", level, np.where(mask, total, -np.inf).argmax(axis=-1))
-        return self.shards.reduce("br_root")
+            self.shards.br_level_apply(level, np.where(mask, total, -np.inf).argmax(axis=-1))
+        return self.shards.br_root()
 
     def exploitability(self, sigma: np.ndarray) -> np.ndarray:
         """(B,) (BR_1 + BR_2) / 2 in chips per game: half the NashConv."""
@@ -58,7 +49,7 @@ class Evaluator:
 
     def value(self, sigma: np.ndarray) -> np.ndarray:
         """(B,) player 1's expected payoff when both players follow ``sigma``."""
-        return self.shards.reduce("profile_value", sigma, fresh_versions())
+        return self.shards.profile_value(sigma)
 
     def head_to_head(self, first: np.ndarray, second: np.ndarray) -> np.ndarray:
         """(B,) player 1's expected payoff when ``first`` plays seat 1 and ``second`` seat 2."""

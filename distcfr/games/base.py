@@ -93,6 +93,20 @@ class Game:
         """Every chance outcome: cards (n_deals, n_cards) int64 and probabilities (n_deals,)."""
         raise NotImplementedError
 
+    @cached_property
+    def cards_per_deal(self) -> int:
+        """Columns of the ``deals`` array (games override this to avoid building them)."""
+        return self.deals()[0].shape[1]
+
+    def terminal_work_bytes(self, n_deals: int) -> int:
+        """Bytes ``terminal_utilities`` needs beyond its result for ``n_deals`` deals."""
+        return 0
+
+    @cached_property
+    def n_deals(self) -> int:
+        """How many deals ``deals`` returns (games override this to avoid building them)."""
+        return len(self.deals()[1])
+
     def private_labels(self, history: History, player: int) -> Sequence[str]:
         """Labels of the values ``private_index`` can take at this history."""
         raise NotImplementedError
@@ -122,8 +136,15 @@ class Game:
 
     #: the update rule that reaches the default target fastest on this game (measured)
     default_algorithm: str = "dcfr"
-    #: exploitability a plain ``python -m distcfr.train`` run stops at (chips, or BB for draw27)
+    #: exploitability a plain ``python -m distcfr.train`` run stops at, in ``unit``
     default_target: float = 1e-4
+    #: what payoffs are counted in: "chips" per game, or "BB" (big blinds) per hand
+    unit: str = "chips"
+
+    def tables(self, strategy, variant: int) -> list:
+        """The strategy tables (``distcfr.games.table.Table``) of one variant the way this game's
+        players read them; ``strategy.action_probs(label, variant)`` gives any infoset's row."""
+        return []
 
     def with_variant_values(self, values) -> Game:
         """The same game solved for other variant values (e.g. other stacks)."""

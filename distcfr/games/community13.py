@@ -19,6 +19,7 @@ from distcfr.cards import RANKS  # the 13 ranks 2..A
 from distcfr.errors import BadParameter
 from distcfr.games import one_bet
 from distcfr.games.base import Game, History
+from distcfr.games.table import Table, prob_lookup
 
 
 class Community13(Game):
@@ -56,6 +57,22 @@ class Community13(Game):
 
     def utility(self, history: History, deals: np.ndarray) -> np.ndarray:
         return one_bet.utility(history, showdown_sign(deals[:, 0], deals[:, 1], deals[:, 2]))
+
+    def tables(self, strategy, variant: int) -> list[Table]:
+        p = prob_lookup(strategy, variant)
+        spots = (("player 1 bets first", "", "bet"), ("player 1 calls after check-bet", "pb", "call"),
+                 ("player 2 bets after a check", "p", "bet"), ("player 2 calls a bet", "b", "call"))
+        if self.params.board == "hidden":
+            table = Table("probability per private card (board hidden)", [s[0] for s in spots])
+            table.rows = [(r, [p(f"{r}|{h}", a) for _, h, a in spots]) for r in RANKS]
+            return [table]
+        tables = []
+        for title, history, action in spots:
+            table = Table(f"{title}: private card (rows) x community card (columns)", list(RANKS))
+            table.rows = [(own, [p(f"{own}/{board}|{history}", action) if own != board else None
+                                 for board in RANKS]) for own in RANKS]
+            tables.append(table)
+        return tables
 
 
 def showdown_sign(p1: np.ndarray, p2: np.ndarray, board: np.ndarray) -> np.ndarray:

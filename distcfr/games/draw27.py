@@ -61,6 +61,7 @@ class Draw27(Game):
     name = "draw27"
     default_algorithm = "pcfr+"  # 1e-5 BB in a quarter to half of dcfr's iterations (measured)
     default_target = 1e-5
+    unit = "BB"
 
     @dataclasses.dataclass(frozen=True)
     class Params:
@@ -102,6 +103,13 @@ class Draw27(Game):
     def n_deals(self) -> int:
         n, h = self.params.ranks * self.params.suits, self.params.hand
         return math.comb(n, h) * math.comb(n - h, h)
+
+    @property
+    def cards_per_deal(self) -> int:
+        return 2 * self.params.hand + 2  # both hands' cards, then both hands' indices
+
+    def terminal_work_bytes(self, n_deals: int) -> int:
+        return 4**self.params.hand * n_deals * 8  # the (2^H, 2^H, D) float64 equity
 
     def hands(self) -> np.ndarray:
         """(n_hands, H) every hand as ascending card ids, in combination order."""
@@ -195,6 +203,11 @@ class Draw27(Game):
 
     def utility(self, history: History, deals: np.ndarray) -> np.ndarray:
         return self.terminal_utilities([history], deals)[0]
+
+    def tables(self, strategy, variant: int) -> list:
+        from distcfr.games.draw27_tables import push_call_draw_table
+
+        return push_call_draw_table(self, strategy, variant)
 
 
 def _format_stacks(stacks: tuple) -> str:

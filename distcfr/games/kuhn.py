@@ -11,6 +11,7 @@ import numpy as np
 
 from distcfr.games import one_bet
 from distcfr.games.base import Game, History
+from distcfr.games.table import Table, prob_lookup
 
 RANKS = "JQK"
 
@@ -38,3 +39,14 @@ class Kuhn(Game):
 
     def utility(self, history: History, deals: np.ndarray) -> np.ndarray:
         return one_bet.utility(history, np.sign(deals[:, 0] - deals[:, 1]).astype(np.float64))
+
+    def tables(self, strategy, variant: int) -> list[Table]:
+        p = prob_lookup(strategy, variant)
+        first = Table("player 1", ["check", "bet", "fold after check-bet", "call after check-bet"])
+        second = Table("player 2", ["check after check", "bet after check", "fold to bet", "call bet"])
+        for card in "JQK":
+            first.rows.append((card, [p(f"{card}|", "check"), p(f"{card}|", "bet"),
+                                      p(f"{card}|pb", "fold"), p(f"{card}|pb", "call")]))
+            second.rows.append((card, [p(f"{card}|p", "check"), p(f"{card}|p", "bet"),
+                                       p(f"{card}|b", "fold"), p(f"{card}|b", "call")]))
+        return [first, second]

@@ -15,6 +15,7 @@ import numpy as np
 from distcfr.cards import RANKS  # 2..A; minipoker uses the lowest `ranks` of them
 from distcfr.errors import BadParameter
 from distcfr.games.base import Game, History
+from distcfr.games.table import Table, prob_lookup
 
 _ACTIONS = {
     "": (("k", "check"), ("b", "bet")),
@@ -68,3 +69,21 @@ class MiniPoker(Game):
             return np.full((1, len(deals)), _FOLD_PAYOFF[h])
         sign = np.sign(deals[:, 0] - deals[:, 1]).astype(np.float64)
         return (sign * _SHOWDOWN_STAKE[h])[None, :]
+
+    def tables(self, strategy, variant: int) -> list[Table]:
+        ranks = self.rank_labels[::-1]
+        p = prob_lookup(strategy, variant)
+        tables = []
+        for who, bet_at, facing_bet, facing_raise in (("A (first to act)", "", "kb", "br"),
+                                                       ("B (second to act)", "k", "b", "kbr")):
+            table = Table(f"player {who}", [("10" if r == "T" else r) for r in ranks])
+            bet, cont, raise_, call_raise = [], [], [], []
+            for r in ranks:
+                bet.append(p(f"{r}|{bet_at}", "bet"))
+                go_on = 1 - p(f"{r}|{facing_bet}", "fold")
+                cont.append(go_on)
+                raise_.append(p(f"{r}|{facing_bet}", "raise") / go_on if go_on > 1e-12 else None)
+                call_raise.append(p(f"{r}|{facing_raise}", "call"))
+            table.rows = [("Bet", bet), ("Continue", cont), ("Raise", raise_), ("Call Raise", call_raise)]
+            tables.append(table)
+        return tables

@@ -1,34 +1,27 @@
-"""Update rules of the CFR family. They differ only in how the accumulated regrets and
-strategy sums are discounted each iteration, whether regrets are floored at zero, and
-whether the next strategy uses a prediction. At iteration t (1-based), for one player:
+"""Update rules of the CFR family, as a registry. Rules differ only in how the accumulated
+regrets and strategy sums are discounted each iteration, whether regrets are floored at
+zero, and whether the next strategy uses a prediction. At iteration t (1-based), for one
+player:
 
 1. R <- R * (pos_t where R > 0 else neg_t) + r_t        (r_t: instantaneous regret)
 2. if floor: R <- max(R, 0)
 3. S <- S * strat_t + s_t                              (s_t: reach-weighted strategy)
-4. next strategy = regret matching on R (+ r_t for the predictive rule)
+4. next strategy = regret matching on R (+ r_t for a predictive rule)
 
-* cfr    Zinkevich et al. 2007, "Regret minimization in games with incomplete information".
-* cfr+   Tammelin 2014, "Solving large imperfect information games using CFR+": floored
-         regrets, linear averaging (strat_t = (t-1)/t).
-* lcfr   Brown & Sandholm 2019, "Solving imperfect-information games via discounted regret
-         minimization": regrets and averages weighted by t.
-* dcfr   the same paper, DCFR(alpha, beta, gamma): positive regrets times
-         x^alpha/(x^alpha+1), negative times x^beta/(x^beta+1), averages times (x/t)^gamma,
-         x = t - 1; the paper's recommended 1.5, 0, 2 are the defaults.
-* pcfr+  Farina, Kroer & Sandholm 2021, "Faster game solving via predictive Blackwell
-         approachability": CFR+ whose next strategy is regret matching on R + r_t (the last
-         regret predicts the next), with quadratic averaging.
+Adding a rule is one ``RuleKind`` entry in ``RULES`` (and its test); the CLI's choices and
+help, checkpoints and the Solver all read the registry.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from distcfr.errors import BadParameter
 
-ALGORITHMS = ("dcfr", "cfr", "cfr+", "lcfr", "pcfr+")
 AUTO = "auto"  # the game's own default_algorithm
 
 
@@ -43,52 +36,93 @@ class Discount:
 
 
 @dataclass(frozen=True)
-class Rule:
-    """An update rule; ``alpha``, ``beta``, ``gamma`` only matter for dcfr."""
+class RuleKind:
+    """One entry of the registry: what a rule does and which parameters it takes."""
 
-    name: str = "dcfr"
-    alpha: float = 1.5
-    beta: float = 0.0
-    gamma: float = 2.0
+    name: str
+    summary: str  # one line for --help
+    schedule: Callable[[int, Mapping[str, float]], Discount]  # (t, params) -> Discount
+    floor: bool = False
+    predictive: bool = False
+    params: Mapping[str, float] = field(default_factory=dict)  # name -> default
+    param_help: Mapping[str, str] = field(default_factory=dict)
+
+
+def _dcfr(t: int, p: Mapping[str, float]) -> Discount:
+    x = float(t - 1)
+    pos, neg = x ** p["alpha"], x ** p["beta"]
+    return Discount(t, pos / (pos + 1), neg / (neg + 1), (x / t) ** p["gamma"])
+
+
+RULES: dict[str, RuleKind] = {kind.name: kind for kind in (
+    RuleKind("dcfr", "discounted CFR (Brown & Sandholm 2019), DCFR(alpha, beta, gamma): positive regrets "
+             "times x^alpha/(x^alpha+1), negative times x^beta/(x^beta+1), averages times (x/t)^gamma, x = t-1",
+             _dcfr, params={"alpha": 1.5, "beta": 0.0, "gamma": 2.0},
+             param_help={"alpha": "positive-regret discount exponent", "beta": "negative-regret discount exponent",
+                         "gamma": "average-strategy discount exponent"}),
+    RuleKind("cfr", "vanilla CFR (Zinkevich et al. 2007)", lambda t, p: Discount(t, 1.0, 1.0, 1.0)),
+    RuleKind("cfr+", "CFR+ (Tammelin 2014): floored regrets, linear averaging",
+             lambda t, p: Discount(t, 1.0, 1.0, (t - 1) / t), floor=True),
+    RuleKind("lcfr", "linear CFR (Brown & Sandholm 2019): regrets and averages weighted by t",
+             lambda t, p: Discount(t, (t - 1) / t, (t - 1) / t, (t - 1) / t)),
+    RuleKind("pcfr+", "predictive CFR+ (Farina, Kroer & Sandholm 2021): CFR+ whose next strategy is regret "
+             "matching on R + r_t, quadratic averaging",
+             lambda t, p: Discount(t, 1.0, 1.0, ((t - 1) / t) ** 2), floor=True, predictive=True),
+)}
+ALGORITHMS = tuple(RULES)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A registered rule with its parameter values."""
+
+    kind: RuleKind
+    params: tuple[tuple[str, float], ...] = ()
+
+    @property
+    def name(self) -> str:
+        return self.kind.name
 
     @property
     def floor(self) -> bool:
-        return self.name in ("cfr+", "pcfr+")
+        return self.kind.floor
 
     @property
     def predictive(self) -> bool:
-        return self.name == "pcfr+"
+        return self.kind.predictive
 
     def discount(self, t: int) -> Discount:
-        x = float(t - 1)
-        if self.name == "cfr":
-            return Discount(t, 1.0, 1.0, 1.0)
-        if self.name == "cfr+":
-            return Discount(t, 1.0, 1.0, x / t)
-        if self.name == "lcfr":
-            return Discount(t, x / t, x / t, x / t)
-        if self.name == "pcfr+":
-            return Discount(t, 1.0, 1.0, (x / t) ** 2)
-        pos, neg = x**self.alpha, x**self.beta
-        return Discount(t, pos / (pos + 1), neg / (neg + 1), (x / t) ** self.gamma)
+        return self.kind.schedule(t, dict(self.params))
 
-    def params(self) -> dict:
-        return {"name": self.name, "alpha": self.alpha, "beta": self.beta, "gamma": self.gamma}
+    def fields(self) -> dict:
+        """The rule as checkpoint and summary fields: its name and parameter values."""
+        return {"name": self.name, **dict(self.params)}
 
 
-def make_rule(name: str, alpha: float | None = None, beta: float | None = None,
-              gamma: float | None = None) -> Rule:
-    """The rule called ``name``; alpha/beta/gamma override the dcfr defaults."""
+def make_rule(name: str, **given: float | None) -> Rule:
+    """The rule called ``name``; keyword arguments override its parameters (None = default)."""
     key = name.lower().replace("plus", "+")
-    if key not in ALGORITHMS:
-        raise BadParameter(f"unknown algorithm {name!r} (known: {', '.join(ALGORITHMS)})")
-    given = {k: v for k, v in (("alpha", alpha), ("beta", beta), ("gamma", gamma)) if v is not None}
-    if given and key != "dcfr":
-        raise BadParameter(f"{', '.join(given)} only apply to dcfr, not {key}")
+    if key not in RULES:
+        raise BadParameter(f"unknown algorithm {name!r} (known: {', '.join(RULES)})")
+    kind = RULES[key]
+    given = {k: v for k, v in given.items() if v is not None}
+    foreign = [k for k in given if k not in kind.params]
+    if foreign:
+        owners = sorted({r.name for r in RULES.values() for k in foreign if k in r.params})
+        where = f"only apply to {', '.join(owners)}" if owners else "are not parameters of any rule"
+        raise BadParameter(f"{', '.join(foreign)} {where}, not {key}")
     for k, v in given.items():
-        if not np.isfinite(v) or v < 0:
-            raise BadParameter(f"dcfr {k} must be a finite number >= 0, got {v}")
-    return Rule(key, **{k: float(v) for k, v in given.items()})
+        if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v) or v < 0:
+            raise BadParameter(f"{key} {k} must be a finite number >= 0, got {v!r}")
+    params = {**kind.params, **{k: float(v) for k, v in given.items()}}
+    return Rule(kind, tuple(params.items()))
+
+
+def rule_from_fields(fields: Mapping) -> Rule:
+    """The rule a checkpoint or summary's ``fields()`` describe."""
+    if not isinstance(fields, Mapping) or not isinstance(fields.get("name"), str):
+        raise BadParameter("the rule has no name")
+    return make_rule(fields["name"], **{k: v for k, v in fields.items() if k != "name"})
 
 
 def update(rule: Rule, d: Discount, regrets: np.ndarray, sums: np.ndarray,

@@ -7,37 +7,47 @@ from collections.abc import Callable
 
 import numpy as np
 
+from distcfr.engine.layout import Layout
+from distcfr.engine.shard_set import LocalShards, ShardSet
 from distcfr.errors import BadParameter
 from distcfr.evaluate.evaluator import Evaluator
+from distcfr.evaluate.strategy import Strategy
 from distcfr.games.base import Game
-from distcfr.solve.layout import Layout
-from distcfr.solve.rules import AUTO, make_rule, regret_matching, update
-from distcfr.solve.shard_set import LocalShards, ShardSet
-from distcfr.strategy import Strategy
+from distcfr.games.registry import load_game
+from distcfr.solve.checkpoint import UPDATES, Checkpoint
+from distcfr.solve.rules import AUTO, Rule, make_rule, regret_matching, update
+from distcfr.solve.run import RunPlan, run
 
-UPDATES = ("alternating", "simultaneous")
+ShardFactory = Callable[[Layout, int], ShardSet]
 
 
 class Solver:
-    """CFR-family solver of one game. ``algorithm="auto"`` takes the game's
-    ``default_algorithm``; dcfr's alpha/beta/gamma default to 1.5, 0, 2. ``shard_set`` is where
-    the shards run: in this process by default, or a ShardSet (e.g. on Ray), or a factory
-    ``(layout, n_shards) -> ShardSet`` called once the arguments are known to be valid.
+    """CFR-family solver of one game. ``algorithm`` is a registered rule name (``"auto"``: the
+    game's ``default_algorithm``) or a Rule; keyword arguments set the rule's parameters (dcfr's
+    alpha, beta, gamma). ``shard_set`` is where the shards run: in this process by default, a
+    ShardSet (e.g. on Ray), or a factory ``(layout, n_shards) -> ShardSet`` called once the
+    arguments are known to be valid. The solver owns its shard set: ``close()`` it, or use the
+    solver as a context manager.
 
-    >>> solver = Solver(load_game("kuhn"), algorithm="cfr+")   # doctest: +SKIP
-    >>> solver.solve(iterations=1000).exploitability() < 1e-3  # doctest: +SKIP
+    >>> with Solver(load_game("kuhn"), algorithm="cfr+") as solver:   # doctest: +SKIP
+    ...     solver.solve(iterations=1000).exploitability() < 1e-3
     """
 
-    def __init__(self, game: Game, algorithm: str = AUTO, updates: str = "alternating",
-                 alpha: float | None = None, beta: float | None = None, gamma: float | None = None,
-                 shards: int | None = None, shard_set: ShardSet | Callable[[Layout, int], ShardSet] | None = None):
+    def __init__(self, game: Game, algorithm: str | Rule = AUTO, updates: str = "alternating",
+                 shards: int | None = None, shard_set: ShardSet | ShardFactory | None = None,
+                 **rule_params: float | None):
         if updates not in UPDATES:
             raise BadParameter(f"unknown update order {updates!r} (known: {', '.join(UPDATES)})")
         if shards is not None and shards < 1:
             raise BadParameter(f"the shard count must be at least 1, got {shards}")
+        if isinstance(algorithm, Rule):
+            if rule_params:
+                raise BadParameter("give rule parameters either in the Rule or as keywords, not both")
+            self.rule = algorithm
+        else:
+            self.rule = make_rule(game.default_algorithm if algorithm == AUTO else algorithm, **rule_params)
         self.game = game
         self.layout = layout = Layout(game)
-        self.rule = make_rule(game.default_algorithm if algorithm == AUTO else algorithm, alpha, beta, gamma)
         self.updates = updates
         self.n_shards = shards or min(game.default_shards, layout.n_deals)
         if self.n_shards > layout.n_deals:
@@ -45,7 +55,7 @@ class Solver:
         if shard_set is None:
             shard_set = LocalShards
         # a factory is called only now, after every argument has been checked
-        self.shards = shard_set(layout, self.n_shards) if callable(shard_set) else shard_set
+        self.shards: ShardSet = shard_set(layout, self.n_shards) if callable(shard_set) else shard_set
         self.evaluator = Evaluator(layout, self.shards)
         shape = (layout.n_variants, layout.n_infosets, layout.max_actions)
         self.regrets = np.zeros(shape)  # (B, n_is, A) float64
@@ -53,26 +63,63 @@ class Solver:
         self.prediction = np.zeros(shape) if self.rule.predictive else None
         self.sigma = layout.uniform_strategy()  # (B, n_is, A) current strategy
         self._uniform = self.sigma[0].copy()  # (n_is, A)
-        self.iteration = 0
-        self._version = 0
-        self.versions = [0, 0]
+        self.iteration = 0  # complete iterations
+        self.phase = 0  # alternating updates: the player who updates next within iteration + 1
+        self.waiting_on_shards = False  # True only while a shard call is in flight (safe to abandon)
+
+    @classmethod
+    def from_checkpoint(cls, checkpoint: Checkpoint, shard_set: ShardSet | ShardFactory | None = None) -> Solver:
+        """A solver that continues ``checkpoint`` bitwise as if it had never stopped, on any
+        shard set (any number of workers)."""
+        solver = cls(load_game(checkpoint.game), algorithm=checkpoint.rule, updates=checkpoint.updates,
+                     shards=checkpoint.shards, shard_set=shard_set)
+        solver.regrets[...] = checkpoint.regrets
+        solver.sums[...] = checkpoint.sums
+        solver.sigma[...] = checkpoint.sigma
+        if solver.prediction is not None:
+            solver.prediction[...] = checkpoint.prediction
+        solver.iteration, solver.phase = checkpoint.iteration, checkpoint.phase
+        return solver
+
+    def checkpoint(self) -> Checkpoint:
+        """The solver's state (the tables are the solver's own arrays, not copies)."""
+        return Checkpoint(self.game.spec, self.rule, self.updates, self.n_shards, self.iteration, self.phase,
+                          self.regrets, self.sums, self.sigma, self.prediction)
+
+    # ---- lifetime -------------------------------------------------------------------------------
+    def close(self) -> None:
+        """Release the shard set's workers."""
+        self.shards.close()
+
+    def __enter__(self) -> Solver:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
 
     # ---- iterations ---------------------------------------------------------------------------
     def step(self) -> None:
-        """Run one iteration (both players)."""
+        """Run one iteration (both players); after an interrupted step, its remaining half.
+        An exception raised by the shard set leaves the tables as they were before that half."""
         t = self.iteration + 1
         discount = self.rule.discount(t)
         if self.updates == "alternating":
-            for p in (0, 1):
-                self._update(p, self._sums((p,))[p], discount)
+            for p in range(self.phase, 2):
+                sums = self._cfr_sums((p,))[p]
+                self._update(p, sums, discount)
+                self.phase = 1 - p
         else:
-            merged = self._sums((0, 1))
+            merged = self._cfr_sums((0, 1))
             for p in (0, 1):
                 self._update(p, merged[p], discount)
         self.iteration = t
 
-    def _sums(self, players: tuple[int, ...]) -> dict:
-        return self.shards.reduce("cfr_sums", self.sigma, tuple(self.versions), players)
+    def _cfr_sums(self, players: tuple[int, ...]) -> dict:
+        self.waiting_on_shards = True
+        try:
+            return self.shards.cfr_sums(self.sigma, players)
+        finally:
+            self.waiting_on_shards = False
 
     def _update(self, p: int, sums: tuple, discount) -> None:
         q, reach = sums  # (B, n_p, A), (B, n_p)
@@ -88,25 +135,10 @@ class Solver:
             self.prediction[:, rows] = inst_regret
             basis = basis + inst_regret
         self.sigma[:, rows] = regret_matching(basis, self._uniform[rows])
-        self._version += 1
-        self.versions[p] = self._version
-
-    # ---- state (checkpoints) ------------------------------------------------------------------
-    def load_state(self, state: dict) -> None:
-        """Continue from a checkpoint's tables (see distcfr.io.checkpoint); the run then goes on
-        bitwise as if it had never stopped, whatever the workers."""
-        self.regrets[...] = state["regrets"]
-        self.sums[...] = state["sums"]
-        self.sigma[...] = state["sigma"]
-        if self.prediction is not None:
-            self.prediction[...] = state["prediction"]
-        self.iteration = int(state["iteration"])
-        self._version += 1
-        self.versions = [self._version, self._version]
 
     # ---- strategies ------------------------------------------------------------------------------
     def _meta(self) -> dict:
-        return {"algorithm": self.rule.name, "iterations": self.iteration, "rule": self.rule.params()}
+        return {"algorithm": self.rule.name, "iterations": self.iteration, "rule": self.rule.fields()}
 
     def current_strategy(self) -> Strategy:
         return Strategy(self.layout, self.sigma.copy(), self.evaluator, self._meta())
@@ -126,24 +158,6 @@ class Solver:
         returns the average strategy. ``callback(solver, exploitability_or_None)`` runs after
         each iteration; ``evaluate`` computes the exploitability every ``eval_every``
         iterations even without a target (for progress and plots)."""
-        if iterations is None and target_exploitability is None:
-            raise BadParameter("give iterations, target_exploitability or both")
-        if iterations is not None and iterations < 1:
-            raise BadParameter(f"iterations must be positive, got {iterations}")
-        if target_exploitability is not None and not target_exploitability > 0:
-            raise BadParameter(f"the target exploitability must be positive, got {target_exploitability}")
-        if eval_every < 1:
-            raise BadParameter(f"eval_every must be positive, got {eval_every}")
-        while iterations is None or self.iteration < iterations:
-            self.step()
-            expl = None
-            last = iterations is not None and self.iteration >= iterations
-            if (target_exploitability is not None or evaluate) and (self.iteration % eval_every == 0 or last):
-                expl = self.average_strategy().exploitability()
-            if callback is not None:
-                callback(self, expl)
-            if expl is not None and target_exploitability is not None and expl <= target_exploitability:
-                break
+        plan = RunPlan(iterations, target_exploitability, eval_every, evaluate)
+        run(self, plan, callback, handle_signals=False)
         return self.average_strategy()
-
-

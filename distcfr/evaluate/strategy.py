@@ -12,9 +12,12 @@ from functools import cached_property
 
 import numpy as np
 
-from distcfr.errors import BadParameter
+from distcfr.engine.layout import Layout
+from distcfr.engine.shard_set import LocalShards
+from distcfr.errors import BadFile, BadParameter, DistcfrError
 from distcfr.evaluate.evaluator import Evaluator
-from distcfr.solve.layout import Layout
+from distcfr.games.registry import load_game
+from distcfr.io.strategy_file import read_strategy_file, write_strategy_file
 
 
 class Strategy:
@@ -62,8 +65,6 @@ class Strategy:
     @property
     def evaluator(self) -> Evaluator:
         if self._evaluator is None:
-            from distcfr.solve.shard_set import LocalShards
-
             self._evaluator = Evaluator(self.layout, LocalShards(self.layout, self.game.default_shards))
         return self._evaluator
 
@@ -121,6 +122,27 @@ class Strategy:
 
     def save(self, path) -> None:
         """Write as a msgpack strategy file (atomically)."""
-        from distcfr.io.strategy_file import save_strategy
+        layout, meta = self.layout, self.meta
+        write_strategy_file(path, game=self.game.spec, algorithm=meta.get("algorithm", ""), rule=meta.get("rule", {}),
+                            iterations=int(meta.get("iterations", 0)), variants=list(self.game.variant_labels),
+                            infosets=list(layout.labels), actions=layout.action_labels, probabilities=self.probs,
+                            evaluation=meta.get("evaluation", {}))
 
-        save_strategy(self, path)
+
+def load_strategy(path) -> Strategy:
+    """Read a strategy file back as a Strategy of its game; BadFile when it does not fit the game."""
+    fields = read_strategy_file(path)
+    spec = fields["game"]
+    try:
+        layout = Layout(load_game(spec))
+    except DistcfrError as err:
+        raise BadFile(f"{path}: its game {spec!r} cannot be loaded: {err}") from None
+    if fields["infosets"] != list(layout.labels):
+        raise BadFile(f"{path}: its infosets do not match game {spec} (made by another version?)")
+    probs = fields["probabilities"]
+    expected = (layout.n_variants, layout.n_infosets, layout.max_actions)
+    if probs.shape != expected or probs.dtype != np.float64:
+        raise BadFile(f"{path}: probabilities have shape {probs.shape}, expected {expected}")
+    meta = {"algorithm": fields.get("algorithm", ""), "iterations": fields.get("iterations", 0),
+            "rule": fields.get("rule", {}), "evaluation": fields.get("evaluation", {})}
+    return Strategy(layout, probs, meta=meta)

@@ -109,9 +109,9 @@ class Layout:
         edges = [n * k // n_shards for k in range(n_shards + 1)]
         return list(zip(edges[:-1], edges[1:]))
 
-    @cached_property
+    @property
     def n_deals(self) -> int:
-        return len(self.deals[1])
+        return self.game.n_deals
 
     def uniform_strategy(self) -> np.ndarray:
         """(n_variants, n_infosets, max_actions): uniform over the legal actions."""

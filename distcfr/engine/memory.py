@@ -1,0 +1,103 @@
+"""How many bytes a solve will use, estimated from the tree and the deal count before anything
+large is built (postflop-solver's lifecycle: build the tree, report memory, allocate, solve).
+
+The formulas mirror the allocations of ``Shard``, ``CFRKernel``, ``BestResponseKernel`` and the
+solver's tables; tests/test_memory.py holds them to the measured peak."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from distcfr.engine.layout import Layout
+from distcfr.games.tree import TERMINAL
+
+F8 = 8  # bytes of a float64 or int64 cell
+
+
+@dataclass(frozen=True)
+class MemoryEstimate:
+    coordinator: int  # the solver's tables and strategy snapshots
+    deals: int  # every deal of the game, built once per process that builds shards
+    per_worker: int  # peak of one worker holding an equal share of the shards (deals included)
+    workers: int  # 0: the shards live in this process
+    pass_bytes: int  # strategy-dependent arrays one CFR pass sweeps (a proxy for its time)
+
+    @property
+    def this_machine(self) -> int:
+        """Peak bytes on this machine (a cluster's workers sit on other machines too, but an
+        embedded Ray's all sit here)."""
+        if self.workers == 0:
+            return self.coordinator + self.per_worker
+        return self.coordinator + self.workers * self.per_worker
+
+    def describe(self) -> str:
+        where = "in this process" if self.workers == 0 else f"{self.workers} workers x {_gb(self.per_worker)}"
+        return f"memory: about {_gb(self.this_machine)} ({_gb(self.coordinator)} tables, shards {where})"
+
+    def as_dict(self) -> dict:
+        return {"tables_bytes": self.coordinator, "per_worker_bytes": self.per_worker, "workers": self.workers,
+                "this_machine_bytes": self.this_machine}
+
+
+def _gb(n: int) -> str:
+    return f"{n / 1e9:.2f} GB" if n >= 1e8 else f"{n / 1e6:.1f} MB" if n >= 1e5 else f"{n / 1e3:.0f} kB"
+
+
+def _tree_counts(layout: Layout) -> dict:
+    tree = layout.tree
+    parent_player = tree.player[tree.parent[1:]]  # (N-1,) owner of each edge
+    levels = [int(((tree.player[lo:hi] != TERMINAL)).sum())
+              for lo, hi in zip(tree.level_start[:-1], tree.level_start[1:])]
+    return {"N": tree.n_nodes, "E": [int((parent_player == p).sum()) for p in (0, 1)],
+            "dec": [int((tree.player == p).sum()) for p in (0, 1)], "T": int((tree.player == TERMINAL).sum()),
+            "level_dec": levels}
+
+
+def shard_bytes(layout: Layout, d: int) -> tuple[int, int, int]:
+    """(persistent, alive during a best response, transient peak) bytes of one shard of d deals."""
+    c = _tree_counts(layout)
+    n, b, a, table = c["N"], layout.n_variants, layout.max_actions, layout.n_variants * layout.n_infosets
+    nbd = n * b * d * F8
+    # weights, iset, uterm, edge and decision indices
+    base = (1 + n) * d * F8 + nbd + sum(c["E"]) * b * d * F8 + sum(c["dec"]) * b * d * F8
+    cfr = 6 * nbd + table * layout.max_actions * F8  # factor, reach (2 each), edge_prob, utility; last sigma seen
+    br_index = sum(k * b * d * F8 * (1 + a) for k in c["level_dec"])  # row_index and q_index per level
+    build = c["T"] * b * d * F8 + layout.game.terminal_work_bytes(d) + max(c["E"]) * d * F8
+    cfr_step = max(c["E"]) * b * d * F8 * 2 + max(c["dec"]) * b * d * F8 + table * a * F8
+    br_start = 5 * nbd  # a fresh StrategyReach, dropped after the copies
+    br_level = max(c["level_dec"]) * b * d * F8 * (2 * a + 1)  # kids, kids * reach, reach
+    return base + cfr + br_index, 8 * nbd, max(build, cfr_step, br_start, br_level)
+
+
+def estimate(layout: Layout, n_shards: int, workers: int) -> MemoryEstimate:
+    """The memory of a solve of ``layout``'s game cut into ``n_shards`` shards on ``workers``
+    workers (0: in this process)."""
+    game = layout.game
+    n_deals = layout.n_deals
+    deals = n_deals * F8 * (game.cards_per_deal + 1)
+    sizes = np.diff([n_deals * k // n_shards for k in range(n_shards + 1)])
+    per_shard = [shard_bytes(layout, int(d)) for d in sizes]
+    holders = max(workers, 1)
+    blocks = np.array_split(np.arange(n_shards), holders)
+    per_worker = max(sum(per_shard[i][0] + per_shard[i][1] for i in blk) + max(per_shard[i][2] for i in blk)
+                     for blk in blocks if len(blk)) + deals
+    table = layout.n_variants * layout.n_infosets * layout.max_actions * F8
+    coordinator = table * 7  # regrets, sums, sigma, prediction, uniform, an average strategy and its total
+    pass_bytes = sum(6 * layout.tree.n_nodes * layout.n_variants * int(d) * F8 for d in sizes)
+    return MemoryEstimate(coordinator, deals, per_worker, workers, pass_bytes)
+
+
+def available_bytes() -> int:
+    """Memory this machine can still give (MemAvailable), or its physical size where unknown."""
+    try:
+        with open("/proc/meminfo") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    import os
+
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")

@@ -1,0 +1,105 @@
+"""The run loop of a long solve: iterations until a stopping rule, evaluations for progress,
+checkpoints at a cadence, and a clean stop on Ctrl-C or SIGTERM.
+
+A stop request is honoured at the next safe point: the tables are only changed between two
+shard calls, so a request that arrives while the coordinator waits on its shards (or on an
+evaluation) interrupts that wait at once; the half-iteration in flight is dropped and the
+checkpoint holds the state before it. This matters when the whole process group is signalled
+(``timeout``, systemd, Slurm, Kubernetes): the workers may be gone already.
+"""
+
+from __future__ import annotations
+
+import signal
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from distcfr.errors import BadParameter
+
+if TYPE_CHECKING:
+    from distcfr.solve.solver import Solver
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """When a run stops, what it evaluates and where it saves."""
+
+    iterations: int | None = None  # total, counting those done before a resume
+    target: float | None = None  # stop once the average strategy's exploitability is at most this
+    eval_every: int = 10
+    evaluate: bool = False  # evaluate every eval_every even without a target (progress, plots)
+    checkpoint: Path | None = None
+    checkpoint_every: int = 100
+
+    def __post_init__(self):
+        if self.iterations is None and self.target is None:
+            raise BadParameter("give iterations, target_exploitability or both")
+        if self.iterations is not None and self.iterations < 1:
+            raise BadParameter(f"iterations must be positive, got {self.iterations}")
+        if self.target is not None and not self.target > 0:
+            raise BadParameter(f"the target exploitability must be positive, got {self.target}")
+        if self.eval_every < 1 or self.checkpoint_every < 1:
+            raise BadParameter(f"eval_every and checkpoint_every must be positive, got {self.eval_every}, "
+                               f"{self.checkpoint_every}")
+
+
+@dataclass
+class RunResult:
+    interrupted: bool = False
+    wall_seconds: float = 0.0
+    iterations_run: int = 0
+    history: list[tuple[int, float]] = field(default_factory=list)  # (iteration, exploitability)
+
+
+class StopRequested(KeyboardInterrupt):
+    """Raised by the signal handler into a wait on shards. A KeyboardInterrupt, because that is
+    what Ray lets through a blocking ``ray.get``."""
+
+
+def run(solver: Solver, plan: RunPlan, on_iteration: Callable[[Solver, float | None], None] | None = None,
+        handle_signals: bool = True) -> RunResult:
+    """Iterate ``solver`` as ``plan`` says; with ``handle_signals`` (main thread only), SIGINT and
+    SIGTERM stop it at the next safe point. A final checkpoint is written when the plan names one."""
+    result = RunResult()
+    requested: list[int] = []
+    waiting = [False]  # the loop itself waits on an evaluation
+
+    def on_signal(signum, frame):
+        requested.append(signum)
+        if len(requested) > 1 or waiting[0] or solver.waiting_on_shards:
+            raise StopRequested
+
+    signals = (signal.SIGINT, signal.SIGTERM) if handle_signals else ()
+    previous = {sig: signal.signal(sig, on_signal) for sig in signals}
+    start, first = time.perf_counter(), solver.iteration
+    try:
+        while plan.iterations is None or solver.iteration < plan.iterations:
+            if requested:
+                raise StopRequested
+            solver.step()
+            expl = None
+            last = plan.iterations is not None and solver.iteration >= plan.iterations
+            if (plan.target is not None or plan.evaluate) and (solver.iteration % plan.eval_every == 0 or last):
+                waiting[0] = True
+                expl = solver.average_strategy().exploitability()
+                waiting[0] = False
+                result.history.append((solver.iteration, expl))
+            if on_iteration is not None:
+                on_iteration(solver, expl)
+            if plan.checkpoint and solver.iteration % plan.checkpoint_every == 0:
+                solver.checkpoint().save(plan.checkpoint)
+            if expl is not None and plan.target is not None and expl <= plan.target:
+                break
+    except StopRequested:
+        result.interrupted = True
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    result.wall_seconds = time.perf_counter() - start
+    result.iterations_run = solver.iteration - first
+    if plan.checkpoint:
+        solver.checkpoint().save(plan.checkpoint)
+    return result
