@@ -24,7 +24,7 @@ from distcfr.errors import BadParameter, DistcfrError
 from distcfr.evaluate.break_even import crossings, refine_crossings
 from distcfr.evaluate.tables import render_tables
 from distcfr.games.registry import REGISTRY, defaults_help, load_game
-from distcfr.io.msgpack_io import check_writable, write_atomic
+from distcfr.io.paths import check_writable, write_atomic
 from distcfr.progress import Progress
 from distcfr.solve.checkpoint import UPDATES, Checkpoint
 from distcfr.solve.rules import AUTO, RULES

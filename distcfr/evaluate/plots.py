@@ -22,7 +22,7 @@ def save_run_plot(path, history: list[tuple[int, float]], summary: dict) -> None
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from distcfr.io.msgpack_io import write_atomic
+    from distcfr.io.paths import write_atomic
 
     stacks = summary.get("per_stack")
     fig, axes = plt.subplots(1, 2 if stacks else 1, figsize=(11 if stacks else 5.5, 4), squeeze=False)

@@ -17,7 +17,8 @@ from distcfr.engine.shard_set import LocalShards
 from distcfr.errors import BadFile, BadParameter, DistcfrError
 from distcfr.evaluate.evaluator import Evaluator
 from distcfr.games.registry import load_game
-from distcfr.io.strategy_file import read_strategy_file, write_strategy_file
+from distcfr.io.schema import game_dims
+from distcfr.io.strategy_file import open_strategy_file, write_strategy_file
 
 
 class Strategy:
@@ -130,19 +131,18 @@ class Strategy:
 
 
 def load_strategy(path) -> Strategy:
-    """Read a strategy file back as a Strategy of its game; BadFile when it does not fit the game."""
-    fields = read_strategy_file(path)
-    spec = fields["game"]
+    """Read a strategy file back as a Strategy of its game; BadFile (one line) when it is not a
+    strategy of the game it names (see the schema in distcfr.io.strategy_file)."""
+    with open_strategy_file(path) as file:
+        layout = game_layout(path, file.header["game"])
+        fields = file.read(game_dims(layout))
+    meta = {key: fields[key] for key in ("algorithm", "iterations", "rule", "evaluation")}
+    return Strategy(layout, fields["probabilities"], meta=meta)
+
+
+def game_layout(path, spec: str) -> Layout:
+    """The layout of the game a file names; BadFile when that game cannot be loaded."""
     try:
-        layout = Layout(load_game(spec))
+        return Layout(load_game(spec))
     except DistcfrError as err:
-        raise BadFile(f"{path}: its game {spec!r} cannot be loaded: {err}") from None
-    if fields["infosets"] != list(layout.labels):
-        raise BadFile(f"{path}: its infosets do not match game {spec} (made by another version?)")
-    probs = fields["probabilities"]
-    expected = (layout.n_variants, layout.n_infosets, layout.max_actions)
-    if probs.shape != expected or probs.dtype != np.float64:
-        raise BadFile(f"{path}: probabilities have shape {probs.shape}, expected {expected}")
-    meta = {"algorithm": fields.get("algorithm", ""), "iterations": fields.get("iterations", 0),
-            "rule": fields.get("rule", {}), "evaluation": fields.get("evaluation", {})}
-    return Strategy(layout, probs, meta=meta)
+        raise BadFile(f"{path}: its game {spec[:200]!r} cannot be loaded: {err}") from None

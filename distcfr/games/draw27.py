@@ -51,7 +51,11 @@ def parse_stacks(text: str) -> tuple[float, ...]:
         raise ValueError(f"the step of a stack range must be positive, got {step:g}")
     if stop < start:
         raise ValueError(f"the stack range {text} is reversed (stop below start)")
-    count = math.floor((stop - start) / step + 1e-9) + 1
+    span = (stop - start) / step  # may be inf (a step of 1e-320) or far beyond any integer worth making
+    if not span < MAX_STACKS:
+        many = f"{span + 1:.3g}" if math.isfinite(span) else "infinitely many"
+        raise ValueError(f"{many} stacks in one solve; at most {MAX_STACKS}")
+    count = math.floor(span + 1e-9) + 1
     if count > MAX_STACKS:
         raise ValueError(f"{count} stacks in one solve; at most {MAX_STACKS}")
     return tuple(round(start + i * step, 12) for i in range(count))

@@ -1,24 +1,39 @@
-"""Checkpoint files: named fields plus named float64 tables. What they mean, and checking
-them against the game, is distcfr.solve.checkpoint's."""
+"""Checkpoint files: named fields plus named float64 tables. The schema below is the whole of
+what such a file may hold; what the fields mean, and the checks that need the update rule, are
+distcfr.solve.checkpoint's."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from distcfr.io.msgpack_io import pack_array, read_map, unpack_array, write_map
+from distcfr.io.paths import write_atomic
+from distcfr.io.schema import Array, Int, Null, Opt, Schema, SchemaFile, Str
+from distcfr.io.strategy_file import GAME_SPEC, RULE, TABLE
 
 KIND = "distcfr-checkpoint"
 VERSION = 1
+UPDATES = ("alternating", "simultaneous")
+
+CHECKPOINT = Schema(KIND, VERSION, header={"game": GAME_SPEC}, body={
+    "rule": RULE,
+    "updates": Str(16, choices=UPDATES),
+    "shards": Int(1, "deals"),
+    "iteration": Int(0),
+    "phase": Int(0, 1),  # alternating updates: the player who updates next
+    "rng_state": Null(),  # exact solves draw no random numbers; a sampling solver stores its stream key here
+    "regrets": Array("<f8", TABLE, values="finite"),
+    "sums": Array("<f8", TABLE, values="nonnegative"),
+    "sigma": Array("<f8", TABLE, values="distribution"),
+    "prediction": Opt(Array("<f8", TABLE, values="finite")),  # predictive rules only
+})
 
 
 def write_checkpoint_file(path, fields: dict, tables: dict[str, np.ndarray | None]) -> None:
     """Write ``fields`` and ``tables`` (None for an absent table) atomically."""
-    write_map(path, KIND, VERSION, {**fields, **{k: None if v is None else pack_array(v) for k, v in tables.items()}})
+    write_atomic(path, CHECKPOINT.encode({**fields, **tables}))
 
 
-def read_checkpoint_file(path, table_names: tuple[str, ...]) -> tuple[dict, dict[str, np.ndarray | None]]:
-    """(fields, tables) of a checkpoint file; BadFile when it is not one."""
-    obj = read_map(path, KIND, VERSION)
-    tables = {name: None if obj.get(name) is None else unpack_array(obj[name], f"{path}: {name}")
-              for name in table_names}
-    return {k: v for k, v in obj.items() if k not in table_names}, tables
+def open_checkpoint_file(path) -> SchemaFile:
+    """The checkpoint file at ``path`` with its header (the game spec) decoded; BadFile when it
+    is not one. ``.read(game_dims(layout))`` checks and decodes the rest."""
+    return CHECKPOINT.open(path)

@@ -1,32 +1,49 @@
 """Strategy files: a strategy table with the labels needed to read it without distcfr
-(infoset labels, action labels) and the evaluation it was printed with. This module reads and
-writes the fields; checking them against the game is the reader's (distcfr.evaluate.strategy)."""
+(infoset labels, action labels) and the evaluation it was printed with. The schema below is
+the whole of what such a file may hold; the reader (distcfr.evaluate.strategy) supplies the
+dimensions of the game the file names (``schema.game_dims``)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from distcfr.io.msgpack_io import pack_array, read_map, require, unpack_array, write_map
+from distcfr.io.paths import write_atomic
+from distcfr.io.schema import Array, Either, Float, Int, List, Map, Record, Schema, SchemaFile, Str
 
 KIND = "distcfr-strategy"
 VERSION = 1
+TABLE = ("variants", "infosets", "actions")
+GAME_SPEC = Str(4096)
+RULE = Map(Either((Str(64), Float())), max_len=16)  # {"name": rule, parameter: value}; {} for none
+
+STRATEGY = Schema(KIND, VERSION, header={"game": GAME_SPEC}, body={
+    "algorithm": Str(64),
+    "rule": RULE,
+    "iterations": Int(0),
+    "variants": List(Str("label_bytes"), length="variants", equals="variant_labels"),
+    "infosets": List(Str("label_bytes"), length="infosets", equals="labels"),
+    "actions": List(List(Str("label_bytes"), max_len="actions"), length="infosets", equals="action_labels"),
+    "probabilities": Array("<f8", TABLE, values="distribution"),
+    # the evaluation printed when the file was written: one row per variant, or {} for none
+    "evaluation": Either((
+        List(Record({"variant": Str("label_bytes"), "value": Float(), "exploitability": Float(),
+                     "best_response": List(Float(), length=2)}), max_len="variants"),
+        Map(Float(), max_len=0))),
+})
 
 
 def write_strategy_file(path, *, game: str, algorithm: str, rule: dict, iterations: int, variants: list[str],
                         infosets: list[str], actions: list[list[str]], probabilities: np.ndarray,
                         evaluation) -> None:
     """Write a strategy file atomically; ``probabilities`` is (variants, infosets, max actions)."""
-    write_map(path, KIND, VERSION, {
+    write_atomic(path, STRATEGY.encode({
         "game": game, "algorithm": algorithm, "rule": rule, "iterations": int(iterations),
         "variants": list(variants), "infosets": list(infosets), "actions": [list(a) for a in actions],
-        "probabilities": pack_array(probabilities), "evaluation": evaluation,
-    })
+        "probabilities": probabilities, "evaluation": evaluation,
+    }))
 
 
-def read_strategy_file(path) -> dict:
-    """The fields of a strategy file, ``probabilities`` decoded to an array; BadFile when the
-    file is not one."""
-    obj = read_map(path, KIND, VERSION)
-    require(obj, "game", str, path)
-    require(obj, "infosets", list, path)
-    return {**obj, "probabilities": unpack_array(obj.get("probabilities"), f"{path}: probabilities")}
+def open_strategy_file(path) -> SchemaFile:
+    """The strategy file at ``path`` with its header (the game spec) decoded; BadFile when it
+    is not one. ``.read(game_dims(layout))`` checks and decodes the rest."""
+    return STRATEGY.open(path)

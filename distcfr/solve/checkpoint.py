@@ -8,12 +8,13 @@ import numpy as np
 
 from distcfr.engine.layout import Layout
 from distcfr.errors import BadFile, DistcfrError
-from distcfr.games.registry import load_game
-from distcfr.io.checkpoint import read_checkpoint_file, write_checkpoint_file
+from distcfr.evaluate.strategy import game_layout
+from distcfr.io.checkpoint import UPDATES, open_checkpoint_file, write_checkpoint_file
+from distcfr.io.schema import game_dims
 from distcfr.solve.rules import Rule, rule_from_fields
 
 TABLES = ("regrets", "sums", "sigma", "prediction")
-UPDATES = ("alternating", "simultaneous")
+__all__ = ["TABLES", "UPDATES", "Checkpoint"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -42,38 +43,42 @@ class Checkpoint:
 
     @classmethod
     def load(cls, path) -> Checkpoint:
-        """Read and check a checkpoint: every field's type, and the tables' shapes against the
-        game it names. BadFile (one line) for anything that is not a checkpoint of a real run."""
-        fields, tables = read_checkpoint_file(path, TABLES)
-        spec = _field(fields, "game", str, path)
-        updates = _field(fields, "updates", str, path)
-        shards = _field(fields, "shards", int, path)
-        iteration = _field(fields, "iteration", int, path)
-        phase = fields.get("phase", 0)
-        if updates not in UPDATES or shards < 1 or iteration < 0 or phase not in (0, 1) or isinstance(phase, bool):
-            raise BadFile(f"{path}: impossible update order, shard count {shards}, iteration {iteration} "
-                          f"or phase {phase!r}")
+        """Read and check a checkpoint: every field against the schema (distcfr.io.checkpoint)
+        with the tables' shapes taken from the game it names, then what needs the update rule.
+        BadFile (one line) for anything that is not a checkpoint of a real run."""
+        with open_checkpoint_file(path) as file:
+            spec = file.header["game"]
+            layout = game_layout(path, spec)
+            fields = file.read(game_dims(layout))
         try:
-            rule = rule_from_fields(fields.get("rule"))
+            rule = rule_from_fields(fields["rule"], complete=True)
         except DistcfrError as err:
             raise BadFile(f"{path}: its rule cannot be used: {err}") from None
-        try:
-            layout = Layout(load_game(spec))
-        except DistcfrError as err:
-            raise BadFile(f"{path}: its game {spec!r} cannot be loaded: {err}") from None
-        shape = (layout.n_variants, layout.n_infosets, layout.max_actions)
-        for name in TABLES:
-            array = tables[name]
-            if array is None and (name != "prediction" or rule.predictive):
-                raise BadFile(f"{path}: no {name} table" + (f" for {rule.name}" if name == "prediction" else ""))
-            if array is not None and (array.shape != shape or array.dtype != np.float64):
-                raise BadFile(f"{path}: {name} has shape {array.shape}, expected {shape} for {spec}")
-        return cls(spec, rule, updates, shards, iteration, phase, tables["regrets"], tables["sums"],
-                   tables["sigma"], tables["prediction"] if rule.predictive else None)
+        if rule.predictive and fields["prediction"] is None:
+            raise BadFile(f"{path}: no prediction table for {rule.name}")
+        if fields["phase"] and fields["updates"] != "alternating":
+            raise BadFile(f"{path}: phase {fields['phase']} with {fields['updates']} updates")
+        if rule.floor and (fields["regrets"] < 0).any():
+            raise BadFile(f"{path}: negative regrets, which {rule.name} floors at zero")
+        _check_iteration(path, layout, rule, fields)
+        prediction = fields["prediction"] if rule.predictive else None
+        return cls(spec, rule, fields["updates"], fields["shards"], fields["iteration"], fields["phase"],
+                   fields["regrets"], fields["sums"], fields["sigma"], prediction)
 
 
-def _field(fields: dict, key: str, kind: type, path):
-    value = fields.get(key)
-    if not isinstance(value, kind) or isinstance(value, bool):
-        raise BadFile(f"{path}: field {key!r} is missing or has the wrong type")
-    return value
+def _check_iteration(path, layout: Layout, rule: Rule, fields: dict) -> None:
+    """The strategy sums of the infosets at the root of the tree grow by the root's whole
+    probability (1) per update of their player, discounted as the rule says: after ``u``
+    updates they total ``rule.average_weight_bounds(u)`` in every variant. An iteration count
+    (or sums) that a run of this rule cannot have produced is refused."""
+    tree = layout.tree
+    player = int(tree.player[0])
+    rows = layout.rows_at(player, 0)
+    updates = fields["iteration"] + (1 if player == 0 and fields["phase"] == 1 else 0)
+    low, high = rule.average_weight_bounds(updates)
+    totals = fields["sums"][:, rows].sum(axis=(1, 2))  # (B,)
+    slack = 1e-6 * max(1.0, high)
+    if (totals < low - slack).any() or (totals > high + slack).any():
+        found = float(totals.min() if (totals < low - slack).any() else totals.max())
+        raise BadFile(f"{path}: iteration {fields['iteration']} does not fit its strategy sums (the root's sums "
+                      f"total {found:.6g}; {rule.name} after {updates} updates gives {low:.6g} to {high:.6g})")

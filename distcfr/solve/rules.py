@@ -46,6 +46,9 @@ class RuleKind:
     predictive: bool = False
     params: Mapping[str, float] = field(default_factory=dict)  # name -> default
     param_help: Mapping[str, str] = field(default_factory=dict)
+    # the average weighs iteration k by k^gamma: the strategy discount is ((t-1)/t)^gamma; a
+    # number, or the name of the parameter that holds gamma (tests/test_solver.py checks the schedule)
+    average_exponent: float | str = 0.0
 
 
 def _dcfr(t: int, p: Mapping[str, float]) -> Discount:
@@ -59,15 +62,16 @@ RULES: dict[str, RuleKind] = {kind.name: kind for kind in (
              "times x^alpha/(x^alpha+1), negative times x^beta/(x^beta+1), averages times (x/t)^gamma, x = t-1",
              _dcfr, params={"alpha": 1.5, "beta": 0.0, "gamma": 2.0},
              param_help={"alpha": "positive-regret discount exponent", "beta": "negative-regret discount exponent",
-                         "gamma": "average-strategy discount exponent"}),
+                         "gamma": "average-strategy discount exponent"}, average_exponent="gamma"),
     RuleKind("cfr", "vanilla CFR (Zinkevich et al. 2007)", lambda t, p: Discount(t, 1.0, 1.0, 1.0)),
     RuleKind("cfr+", "CFR+ (Tammelin 2014): floored regrets, linear averaging",
-             lambda t, p: Discount(t, 1.0, 1.0, (t - 1) / t), floor=True),
+             lambda t, p: Discount(t, 1.0, 1.0, (t - 1) / t), floor=True, average_exponent=1.0),
     RuleKind("lcfr", "linear CFR (Brown & Sandholm 2019): regrets and averages weighted by t",
-             lambda t, p: Discount(t, (t - 1) / t, (t - 1) / t, (t - 1) / t)),
+             lambda t, p: Discount(t, (t - 1) / t, (t - 1) / t, (t - 1) / t), average_exponent=1.0),
     RuleKind("pcfr+", "predictive CFR+ (Farina, Kroer & Sandholm 2021): CFR+ whose next strategy is regret "
              "matching on R + r_t, quadratic averaging",
-             lambda t, p: Discount(t, 1.0, 1.0, ((t - 1) / t) ** 2), floor=True, predictive=True),
+             lambda t, p: Discount(t, 1.0, 1.0, ((t - 1) / t) ** 2), floor=True, predictive=True,
+             average_exponent=2.0),
 )}
 ALGORITHMS = tuple(RULES)
 
@@ -94,6 +98,20 @@ class Rule:
     def discount(self, t: int) -> Discount:
         return self.kind.schedule(t, dict(self.params))
 
+    @property
+    def average_exponent(self) -> float:
+        """gamma: the average strategy weighs iteration k by k^gamma."""
+        gamma = self.kind.average_exponent
+        return float(dict(self.params)[gamma] if isinstance(gamma, str) else gamma)
+
+    def average_weight_bounds(self, updates: int) -> tuple[float, float]:
+        """Bounds on the strategy sums of an infoset reached with probability 1 after ``updates``
+        updates: sum_k k^gamma / u^gamma, between u / (gamma + 1) and u / (gamma + 1) + 1."""
+        if updates == 0:
+            return 0.0, 0.0
+        low = updates / (self.average_exponent + 1)
+        return low, min(low + 1, float(updates))
+
     def fields(self) -> dict:
         """The rule as checkpoint and summary fields: its name and parameter values."""
         return {"name": self.name, **dict(self.params)}
@@ -118,11 +136,17 @@ def make_rule(name: str, **given: float | None) -> Rule:
     return Rule(kind, tuple(params.items()))
 
 
-def rule_from_fields(fields: Mapping) -> Rule:
-    """The rule a checkpoint or summary's ``fields()`` describe."""
+def rule_from_fields(fields: Mapping, complete: bool = False) -> Rule:
+    """The rule a checkpoint or summary's ``fields()`` describe; with ``complete``, every
+    parameter of the rule must be given (as ``fields()`` writes them)."""
     if not isinstance(fields, Mapping) or not isinstance(fields.get("name"), str):
         raise BadParameter("the rule has no name")
-    return make_rule(fields["name"], **{k: v for k, v in fields.items() if k != "name"})
+    given = {k: v for k, v in fields.items() if k != "name"}
+    rule = make_rule(fields["name"], **given)
+    missing = [k for k in rule.kind.params if given.get(k) is None]
+    if complete and missing:
+        raise BadParameter(f"{rule.name} parameter {missing[0]} is missing")
+    return rule
 
 
 def update(rule: Rule, d: Discount, regrets: np.ndarray, sums: np.ndarray,

@@ -1,0 +1,537 @@
+"""The one place where a distcfr file is checked: declarative schemas of msgpack files.
+
+A file is a msgpack map ``{"format": kind, "version": n, <header fields>, <body fields>}``.
+Reading one is two steps:
+
+1. ``open_file`` reads only the first bytes of the file and decodes the header (small fields
+   such as the game spec, written first) with tight limits;
+2. the caller turns the header into the declared game's dimensions (``dims``: table sizes,
+   labels, legal actions; see ``game_dims``), and ``SchemaFile.read(dims)`` reads the rest.
+   The file may not be longer, and no string, binary, array or map in it may be longer, than
+   the schema allows for that game; nothing is ever unpickled or decoded as an extension type.
+   Every field is then checked against its declaration (type, bounds, array dtype and shape,
+   finite values, probability distributions over the legal actions) and a BadFile (one line)
+   names the first that is wrong.
+
+A new file kind is one more ``Schema`` declaration: fields built from the types below, with
+sizes given as numbers or as names of dimensions the reader supplies.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgpack
+import numpy as np
+
+from distcfr.errors import BadFile
+from distcfr.io.paths import open_for_read, read_exactly
+
+Bound = int | str  # a number, or the name of one of the dimensions given to SchemaFile.read
+HEAD_BYTES = 1 << 16  # the header (format, version, game spec) is read from at most this many bytes
+MAX_INT = 2**53  # integers above this cannot be counts of anything a run did
+_TOLERANCE = 1e-6  # how far a row of probabilities may sum from one
+
+
+@dataclass
+class Limits:
+    """The largest msgpack string (bytes), binary, array and map a file may contain."""
+
+    str: int = 0
+    bin: int = 0
+    array: int = 0
+    map: int = 0
+
+    def merge(self, other: Limits) -> Limits:
+        return Limits(max(self.str, other.str), max(self.bin, other.bin), max(self.array, other.array),
+                      max(self.map, other.map))
+
+
+class Context:
+    """What a check needs: the file's path (for messages) and the declared game's dimensions."""
+
+    def __init__(self, path, dims: Mapping[str, Any]):
+        self.path, self.dims = path, dims
+
+    def size(self, bound: Bound) -> int:
+        if isinstance(bound, int):
+            return bound
+        value = self.dims.get(bound)
+        if not isinstance(value, int):
+            raise KeyError(f"schema dimension {bound!r} was not given")
+        return value
+
+    def fail(self, name: str, problem: str) -> BadFile:
+        return BadFile(f"{self.path}: {name} {problem}")
+
+    def wrong_type(self, name: str) -> BadFile:
+        return BadFile(f"{self.path}: field {name!r} is missing or has the wrong type")
+
+
+# ---- field types ------------------------------------------------------------------------------
+class Field:
+    """A declared field: ``check`` returns the (decoded) value or raises BadFile;
+    ``max_bytes`` is the longest msgpack encoding a valid value can have; ``limits`` the
+    longest string, binary, array and map inside it."""
+
+    nullable = False
+
+    def check(self, value, ctx: Context, name: str):
+        raise NotImplementedError
+
+    def max_bytes(self, ctx: Context) -> int:
+        raise NotImplementedError
+
+    def limits(self, ctx: Context) -> Limits:
+        return Limits()
+
+
+@dataclass(frozen=True)
+class Null(Field):
+    """Always None (a field reserved for later versions)."""
+
+    nullable = True
+
+    def check(self, value, ctx, name):
+        if value is not None:
+            raise ctx.wrong_type(name)
+        return None
+
+    def max_bytes(self, ctx):
+        return 1
+
+
+@dataclass(frozen=True)
+class Str(Field):
+    max_len: Bound = 256  # UTF-8 bytes
+    choices: tuple[str, ...] | None = None
+
+    def check(self, value, ctx, name):
+        if not isinstance(value, str):
+            raise ctx.wrong_type(name)
+        if len(value.encode()) > ctx.size(self.max_len):
+            raise ctx.fail(f"field {name!r}", f"is longer than {ctx.size(self.max_len)} bytes")
+        if self.choices is not None and value not in self.choices:
+            raise ctx.fail(f"field {name!r}", f"is {value[:40]!r}, not one of {', '.join(self.choices)}")
+        return value
+
+    def max_bytes(self, ctx):
+        return 5 + ctx.size(self.max_len)
+
+    def limits(self, ctx):
+        return Limits(str=ctx.size(self.max_len))
+
+
+@dataclass(frozen=True)
+class Int(Field):
+    lo: Bound = 0
+    hi: Bound = MAX_INT
+
+    def check(self, value, ctx, name):
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise ctx.wrong_type(name)
+        lo, hi = ctx.size(self.lo), ctx.size(self.hi)
+        if not lo <= value <= hi:
+            what = f" (the {self.hi} of {ctx.dims.get('game')})" if isinstance(self.hi, str) else ""
+            raise ctx.fail(f"field {name!r}", f"is {value}, outside {lo}..{hi}{what}")
+        return value
+
+    def max_bytes(self, ctx):
+        return 9
+
+
+@dataclass(frozen=True)
+class Float(Field):
+    """A finite number (an int is accepted, a bool is not)."""
+
+    lo: float | None = None
+
+    def check(self, value, ctx, name):
+        if not isinstance(value, int | float) or isinstance(value, bool):
+            raise ctx.wrong_type(name)
+        if isinstance(value, int) and abs(value) > MAX_INT:
+            raise ctx.fail(f"field {name!r}", f"is {value}, too large")
+        if not math.isfinite(value) or (self.lo is not None and value < self.lo):
+            bound = f" or below {self.lo:g}" if self.lo is not None else ""
+            raise ctx.fail(f"field {name!r}", f"is {value!r}: not finite{bound}")
+        return value
+
+    def max_bytes(self, ctx):
+        return 9
+
+
+@dataclass(frozen=True)
+class Opt(Field):
+    """``inner`` or None (or absent)."""
+
+    inner: Field
+    nullable = True
+
+    def check(self, value, ctx, name):
+        return None if value is None else self.inner.check(value, ctx, name)
+
+    def max_bytes(self, ctx):
+        return self.inner.max_bytes(ctx)
+
+    def limits(self, ctx):
+        return self.inner.limits(ctx)
+
+
+@dataclass(frozen=True)
+class Either(Field):
+    """The first of ``options`` that accepts the value."""
+
+    options: tuple[Field, ...]
+
+    def check(self, value, ctx, name):
+        for option in self.options:
+            try:
+                return option.check(value, ctx, name)
+            except BadFile:
+                continue
+        raise ctx.wrong_type(name)
+
+    def max_bytes(self, ctx):
+        return max(option.max_bytes(ctx) for option in self.options)
+
+    def limits(self, ctx):
+        out = Limits()
+        for option in self.options:
+            out = out.merge(option.limits(ctx))
+        return out
+
+
+@dataclass(frozen=True)
+class List(Field):
+    """A list of ``item``: exactly ``length`` items when given, else at most ``max_len``;
+    ``equals`` names a dimension the list must equal (labels of the declared game)."""
+
+    item: Field
+    length: Bound | None = None
+    max_len: Bound = 0
+    equals: str | None = None
+
+    def _most(self, ctx) -> int:
+        return ctx.size(self.length if self.length is not None else self.max_len)
+
+    def check(self, value, ctx, name):
+        if not isinstance(value, list):
+            raise ctx.wrong_type(name)
+        if self.length is not None and len(value) != ctx.size(self.length):
+            if self.equals:
+                raise self._mismatch(ctx, name)
+            raise ctx.fail(f"field {name!r}", f"has {len(value)} items, expected {ctx.size(self.length)}")
+        if len(value) > self._most(ctx):
+            raise ctx.fail(f"field {name!r}", f"has {len(value)} items, at most {self._most(ctx)} expected")
+        out = [self.item.check(v, ctx, name) for v in value]
+        if self.equals is not None and out != ctx.dims[self.equals]:
+            raise self._mismatch(ctx, name)
+        return out
+
+    @staticmethod
+    def _mismatch(ctx, name) -> BadFile:
+        return ctx.fail(f"its {name}", f"do not match game {ctx.dims.get('game')} (made by another version?)")
+
+    def max_bytes(self, ctx):
+        return 5 + self._most(ctx) * self.item.max_bytes(ctx)
+
+    def limits(self, ctx):
+        return Limits(array=self._most(ctx)).merge(self.item.limits(ctx))
+
+
+@dataclass(frozen=True)
+class Map(Field):
+    """A map of string keys (at most ``key_len`` bytes) to ``value``, at most ``max_len`` entries."""
+
+    value: Field
+    max_len: Bound = 16
+    key_len: int = 64
+
+    def check(self, value, ctx, name):
+        if not isinstance(value, dict) or len(value) > ctx.size(self.max_len):
+            raise ctx.wrong_type(name)
+        out = {}
+        for key, item in value.items():
+            if not isinstance(key, str) or len(key.encode()) > self.key_len:
+                raise ctx.wrong_type(name)
+            out[key] = self.value.check(item, ctx, f"{name}.{key}")
+        return out
+
+    def max_bytes(self, ctx):
+        return 5 + ctx.size(self.max_len) * (5 + self.key_len + self.value.max_bytes(ctx))
+
+    def limits(self, ctx):
+        return Limits(str=self.key_len, map=ctx.size(self.max_len)).merge(self.value.limits(ctx))
+
+
+@dataclass(frozen=True)
+class Record(Field):
+    """A map with exactly the declared keys (a nullable field may be absent)."""
+
+    fields: Mapping[str, Field]
+
+    def check(self, value, ctx, name):
+        if not isinstance(value, dict):
+            raise ctx.wrong_type(name)
+        return check_fields(self.fields, value, ctx, prefix=f"{name}.")
+
+    def max_bytes(self, ctx):
+        return fields_max_bytes(self.fields, ctx)
+
+    def limits(self, ctx):
+        return fields_limits(self.fields, ctx)
+
+
+ARRAY_DTYPES = ("<f8", "<f4", "<f2", "<i8", "<i4", "|u1", "|b1")
+VALUE_CHECKS = (None, "finite", "nonnegative", "distribution")
+
+
+@dataclass(frozen=True)
+class Array(Field):
+    """A numpy array stored as ``{"dtype", "shape", "data"}`` (raw little-endian bytes).
+    ``shape`` is declared (numbers or dimension names); ``values`` checks the numbers:
+    "finite", "nonnegative" (and finite), or "distribution": each row of the last axis is a
+    probability distribution over the legal actions (dimension ``legal``, a (rows, actions)
+    bool mask) and zero elsewhere."""
+
+    dtype: str
+    shape: tuple[Bound, ...]
+    values: str | None = None
+
+    def __post_init__(self):
+        assert self.dtype in ARRAY_DTYPES and self.values in VALUE_CHECKS
+
+    def _shape(self, ctx) -> tuple[int, ...]:
+        return tuple(ctx.size(s) for s in self.shape)
+
+    def _bytes(self, ctx) -> int:
+        return math.prod(self._shape(ctx)) * np.dtype(self.dtype).itemsize
+
+    def check(self, value, ctx, name):
+        if not isinstance(value, dict) or set(value) != {"dtype", "shape", "data"}:
+            raise ctx.fail(f"{name}", "is not an encoded array")
+        dtype, shape, data = value["dtype"], value["shape"], value["data"]
+        if not isinstance(dtype, str) or dtype not in ARRAY_DTYPES:
+            raise ctx.fail(name, f"has unsupported dtype {str(dtype)[:40]!r}")
+        if not isinstance(shape, list) or not all(isinstance(s, int) and not isinstance(s, bool) and 0 <= s < 2**40
+                                                  for s in shape):
+            raise ctx.fail(name, "has an invalid shape")
+        if not isinstance(data, bytes):
+            raise ctx.fail(name, "has no byte data")
+        if math.prod(shape) * np.dtype(dtype).itemsize != len(data):
+            raise ctx.fail(f"{name}:", f"{len(data)} bytes for shape {shape} of {dtype} (truncated or corrupt)")
+        expected = self._shape(ctx)
+        if tuple(shape) != expected or dtype != self.dtype:
+            raise ctx.fail(name, f"has shape {tuple(shape)} of {dtype}, expected {expected} of {self.dtype} "
+                                 f"for {ctx.dims.get('game')}")
+        array = np.frombuffer(data, dtype=dtype).reshape(shape).copy()
+        if self.values is not None:
+            _check_values(array, self.values, ctx, name)
+        return array
+
+    def max_bytes(self, ctx):
+        return 64 + 9 * len(self.shape) + self._bytes(ctx)
+
+    def limits(self, ctx):
+        return Limits(str=8, bin=self._bytes(ctx), array=len(self.shape), map=3)
+
+
+def _check_values(array: np.ndarray, kind: str, ctx: Context, name: str) -> None:
+    if not np.isfinite(array).all():
+        raise ctx.fail(name, "holds values that are not finite (NaN or infinity)")
+    if kind == "finite":
+        return
+    if (array < 0).any():
+        raise ctx.fail(name, "holds negative values")
+    if kind == "nonnegative":
+        return
+    legal = np.asarray(ctx.dims["legal"], dtype=bool)
+    if (array[..., ~legal] != 0).any():
+        raise ctx.fail(name, "give probability to actions that are not legal")
+    bad = np.argwhere(np.abs(array.sum(axis=-1) - 1) > _TOLERANCE)
+    if len(bad):
+        row = int(bad[0][-1])
+        labels = ctx.dims.get("labels")
+        where = f"infoset {labels[row]!r}" if labels is not None and row < len(labels) else f"row {row}"
+        raise ctx.fail(name, f"do not sum to one at {where}")
+
+
+def check_fields(fields: Mapping[str, Field], obj: dict, ctx: Context, prefix: str = "") -> dict:
+    """Check a map against declared fields: every key known, every required key present."""
+    for key in obj:
+        if key not in fields:
+            shown = key[:40] if isinstance(key, str) else type(key).__name__
+            raise ctx.fail(f"field {prefix}{shown!r}", "is not part of this file format (made by another version?)")
+    out = {}
+    for key, spec in fields.items():
+        if key not in obj and not spec.nullable:
+            raise ctx.wrong_type(prefix + key)
+        out[key] = spec.check(obj.get(key), ctx, prefix + key)
+    return out
+
+
+def fields_max_bytes(fields: Mapping[str, Field], ctx: Context) -> int:
+    return 5 + sum(5 + len(key) + spec.max_bytes(ctx) for key, spec in fields.items())
+
+
+def fields_limits(fields: Mapping[str, Field], ctx: Context) -> Limits:
+    out = Limits(str=max(map(len, fields), default=0), map=len(fields))
+    for spec in fields.values():
+        out = out.merge(spec.limits(ctx))
+    return out
+
+
+# ---- schemas and files ------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Schema:
+    """A file kind: its name and version, the header fields read before the game is known
+    (their sizes must be numbers), and the body fields."""
+
+    kind: str
+    version: int
+    header: Mapping[str, Field]
+    body: Mapping[str, Field] = field(default_factory=dict)
+
+    @property
+    def fields(self) -> dict[str, Field]:
+        return {"format": Str(64), "version": Int(0, 2**31), **self.header, **self.body}
+
+    def encode(self, values: Mapping[str, Any]) -> bytes:
+        """The msgpack bytes of a file holding ``values`` (arrays as numpy arrays); the header
+        fields come first, so a reader can decode them alone."""
+        declared = {**self.header, **self.body}
+        unknown = set(values) - set(declared)
+        assert not unknown, f"fields {unknown} are not declared in the {self.kind} schema"
+        obj = {"format": self.kind, "version": self.version}
+        for key in declared:
+            value = values.get(key)
+            obj[key] = pack_array(value) if isinstance(value, np.ndarray) else value
+        return msgpack.packb(obj, use_bin_type=True)
+
+    def open(self, path) -> SchemaFile:
+        return SchemaFile(self, path)
+
+
+def pack_array(array: np.ndarray) -> dict:
+    array = np.ascontiguousarray(array)
+    dtype = array.dtype.newbyteorder("<") if array.dtype.byteorder == ">" else array.dtype
+    return {"dtype": dtype.str, "shape": list(array.shape), "data": array.astype(dtype, copy=False).tobytes()}
+
+
+def _no_extensions(code, data):
+    raise ValueError("msgpack extension types are not used by distcfr files")
+
+
+def _corrupt(path, err: Exception) -> BadFile:
+    return BadFile(f"{path} is not a distcfr file (corrupt or truncated msgpack: {type(err).__name__})")
+
+
+class SchemaFile:
+    """An open file of one schema: ``header`` is decoded on opening, ``read(dims)`` decodes
+    and checks the rest. Use as a context manager (or call ``close``)."""
+
+    def __init__(self, schema: Schema, path):
+        self.schema, self.path = schema, path
+        self.handle, self.size = open_for_read(path)
+        try:
+            self.head = read_exactly(self.handle, min(self.size, HEAD_BYTES), path)
+            self.header = self._read_header()
+        except BaseException:
+            self.close()
+            raise
+
+    def __enter__(self) -> SchemaFile:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.handle.close()
+
+    def _read_header(self) -> dict:
+        schema, path = self.schema, self.path
+        wanted = {"format": Str(64), "version": Int(0, 2**31), **schema.header}
+        ctx = Context(path, {})
+        small = Limits()
+        for spec in wanted.values():
+            small = small.merge(spec.limits(ctx))
+        unpacker = msgpack.Unpacker(raw=False, strict_map_key=True, ext_hook=_no_extensions,
+                                    max_buffer_size=max(len(self.head), 1), max_str_len=max(small.str, 64),
+                                    max_bin_len=small.bin, max_array_len=small.array, max_map_len=max(small.map, 64),
+                                    max_ext_len=0)
+        unpacker.feed(self.head)
+        found: dict[str, Any] = {}
+        try:
+            n = unpacker.read_map_header()
+            for _ in range(min(n, len(wanted))):
+                key = unpacker.unpack()
+                if key not in wanted or key in found:
+                    break
+                found[key] = unpacker.unpack()
+                if key == "format" and found[key] != schema.kind:
+                    break
+        except Exception as err:  # msgpack raises several types for corrupt input
+            if "format" not in found or found["format"] == schema.kind:
+                raise _corrupt(path, err) from None
+        kind = found.get("format")
+        if kind != schema.kind:
+            known = isinstance(kind, str) and len(kind) <= 64
+            raise BadFile(f"{path} is not a {schema.kind} file" + (f" (it is {kind!r})" if known and kind else ""))
+        if found.get("version") != schema.version:
+            version = found.get("version")
+            shown = repr(version) if isinstance(version, int | str | None) and len(repr(version)) < 40 else "?"
+            raise BadFile(f"{path} has {schema.kind} format version {shown}; this distcfr reads version "
+                          f"{schema.version}")
+        if set(found) != set(wanted):
+            missing = sorted(set(wanted) - set(found))
+            raise BadFile(f"{path}: field {missing[0]!r} is missing or not at the start of the file")
+        return {key: spec.check(found[key], ctx, key) for key, spec in schema.header.items()}
+
+    def read(self, dims: Mapping[str, Any]) -> dict:
+        """Every field, checked against the schema with the declared game's ``dims``."""
+        schema, path = self.schema, self.path
+        ctx = Context(path, dims)
+        fields = schema.fields
+        most = fields_max_bytes(fields, ctx)
+        game = dims.get("game")
+        if self.size > most:
+            raise BadFile(f"{path} is {self.size:,} bytes, more than a {schema.kind} file of {game} can be "
+                          f"({most:,}): its contents do not match game {game}")
+        data = self.head + read_exactly(self.handle, most + 1 - len(self.head), path)
+        if len(data) > most:
+            raise BadFile(f"{path} grew while it was read")
+        limits = fields_limits(fields, ctx)
+        try:
+            obj = msgpack.unpackb(data, raw=False, strict_map_key=True, ext_hook=_no_extensions,
+                                  max_str_len=limits.str, max_bin_len=limits.bin, max_array_len=limits.array,
+                                  max_map_len=limits.map, max_ext_len=0)
+        except Exception as err:  # msgpack raises several types for corrupt input
+            raise _corrupt(path, err) from None
+        if not isinstance(obj, dict):
+            raise BadFile(f"{path} is not a {schema.kind} file")
+        values = check_fields(fields, obj, ctx)
+        del values["format"], values["version"]
+        return values
+
+
+def read_file(schema: Schema, path, dims_of_header) -> dict:
+    """Open ``path``, decode its header, and read it all with ``dims_of_header(header)``."""
+    with schema.open(path) as file:
+        return file.read(dims_of_header(file.header))
+
+
+def game_dims(layout) -> dict:
+    """The dimensions of a game's tables, for the schemas of strategy and checkpoint files:
+    ``layout`` is a distcfr.engine.layout.Layout (any object with its attributes)."""
+    labels = list(layout.labels)
+    actions = [list(a) for a in layout.action_labels]
+    variants = list(layout.game.variant_labels)
+    longest = max([len(s.encode()) for s in labels] + [len(a.encode()) for row in actions for a in row]
+                  + [len(v.encode()) for v in variants] + [1])
+    return {"game": layout.game.spec, "variants": layout.n_variants, "infosets": layout.n_infosets,
+            "actions": layout.max_actions, "deals": layout.n_deals, "labels": labels, "action_labels": actions,
+            "variant_labels": variants, "label_bytes": longest, "legal": layout.action_mask}
