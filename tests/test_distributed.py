@@ -10,6 +10,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -255,6 +256,86 @@ def test_cluster_not_there_is_one_line(tmp_path, capsys):
                  "--out", str(tmp_path / "k.msgpack")]) == 2
     err = capsys.readouterr().err
     assert "no Ray cluster reachable" in err and len(err.strip().splitlines()) == 1
+
+
+class Listener:
+    """A TCP listener on 127.0.0.1 that is not a Ray head: ``silent`` never answers (the kernel
+    still completes the handshake), ``garbage`` answers every connection with bytes that are not
+    HTTP/2, ``closing`` hangs up at once. Started and stopped by the test (its thread joined)."""
+
+    def __init__(self, behaviour: str):
+        self.behaviour = behaviour
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.sock.settimeout(0.1)
+        self.port = self.sock.getsockname()[1]
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._serve, daemon=True) if behaviour != "silent" else None
+        if self.thread:
+            self.thread.start()
+
+    def _serve(self):
+        while not self.stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                continue
+            with conn:
+                if self.behaviour == "garbage":
+                    conn.sendall(b"HTTP/1.1 400 Bad Request\r\n\r\n" + bytes(range(256)))
+
+    def close(self):
+        self.stop.set()
+        if self.thread:
+            self.thread.join(5)
+        self.sock.close()
+
+
+@pytest.mark.parametrize("behaviour, message", [("silent", "does not answer as a Ray head"),
+                                                ("garbage", "not as a Ray head"),
+                                                ("closing", "without answering as a Ray head")])
+def test_address_that_is_not_a_ray_head_is_one_line_quickly(tmp_path, capsys, behaviour, message):
+    listener = Listener(behaviour)
+    try:
+        start = time.monotonic()
+        rc = main(["--game", "kuhn", "--address", f"127.0.0.1:{listener.port}", "--workers", "1",
+                   "--iterations", "3", "--out", str(tmp_path / "k.msgpack"), "--quiet"])
+        elapsed = time.monotonic() - start
+    finally:
+        listener.close()
+    err = capsys.readouterr().err
+    assert rc == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    assert message in err and f"127.0.0.1:{listener.port}" in err and "--port" in err, err
+    assert elapsed < 15
+    assert not (tmp_path / "k.msgpack").exists()
+
+
+def test_wrong_or_missing_token_is_one_line_quickly(ray_head, tmp_path):
+    port, env = ray_head
+    address = f"127.0.0.1:{port}"
+    wrong = {**env, "RAY_AUTH_TOKEN": secrets.token_hex(32)}
+    mode_only = {k: v for k, v in env.items() if k != "RAY_AUTH_TOKEN"}
+    missing = {k: v for k, v in mode_only.items() if k != "RAY_AUTH_MODE"}
+    cases = {"wrong token": (wrong, "not the cluster's"), "no token": (mode_only, "no token is set"),
+             "no token, no auth mode": (missing, "RAY_AUTH_MODE is not token")}
+    for name, (case_env, reason) in cases.items():
+        case_env = {**case_env, "HOME": str(tmp_path)}  # no ~/.ray/auth_token to fall back on
+        for how in ("HOST:PORT", "auto"):
+            argv, run_env = ["--address", address], case_env
+            if how == "auto":
+                argv, run_env = ["--address", "auto"], {**case_env, "RAY_ADDRESS": address}
+            start = time.monotonic()
+            run = subprocess.run([*TRAIN, "--game", "kuhn", *argv, "--workers", "1", "--iterations", "5",
+                                  "--out", str(tmp_path / "w.msgpack")],
+                                 env=run_env, capture_output=True, text=True, timeout=60)
+            elapsed = time.monotonic() - start
+            where = f"{name}, {how}"
+            assert run.returncode == 2 and len(run.stderr.strip().splitlines()) == 1, (where, run.stderr)
+            assert reason in run.stderr and "RAY_AUTH_TOKEN" in run.stderr and address in run.stderr, \
+                (where, run.stderr)
+            assert elapsed < 15, (where, elapsed)
+    assert not (tmp_path / "w.msgpack").exists()
 
 
 def test_killed_driver_loses_at_most_checkpoint_every(tmp_path):

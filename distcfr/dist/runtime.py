@@ -18,6 +18,7 @@ import os
 import secrets
 import socket
 import sys
+import time
 
 from distcfr.errors import ClusterError
 
@@ -53,39 +54,152 @@ def start_embedded(num_cpus: int) -> None:
 
 
 def connect(address: str) -> None:
-    """Join the Ray cluster at ``address`` ("auto" or HOST:PORT)."""
-    host = None
+    """Join the Ray cluster at ``address`` ("auto" or HOST:PORT). Before ``ray.init`` (which
+    retries for minutes against a wrong address or a refused token), the head is probed with
+    short deadlines: a TCP connection, an HTTP/2 handshake (what every gRPC server answers) and
+    one GCS request carrying this process's token. Each failure is one ClusterError line
+    saying what to check."""
     if address != "auto":
-        host, _ = _check_reachable(address)
+        _probe(address, address)
     if ray_running():
         return  # a process embedding distcfr that already joined its cluster
-    if host in ("127.0.0.1", "localhost", "::1") and "ray" not in sys.modules:
-        # a head bound to loopback: keep Ray from swapping 127.0.0.1 for the routable address
-        os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
+    target, shown = address, address
+    if address == "auto":
+        target = _resolve_auto()
+        shown = f"{target} (from --address auto)"
+        _probe(target, shown)
     import ray
 
+    _check_gcs(target, shown, auto=address == "auto")
     try:
         with _quiet():
             ray.init(address=address, log_to_driver=False, configure_logging=False,
                      logging_level=logging.ERROR)
     except Exception as err:
-        hint = ""
-        text = str(err)
-        if "auth" in text.lower() or "token" in text.lower():
-            hint = " (set RAY_AUTH_MODE=token and the cluster's RAY_AUTH_TOKEN)"
-        raise ClusterError(f"no Ray cluster reachable at {address}: {_first_line(err)}{hint}") from None
+        raise ClusterError(f"no Ray cluster reachable at {shown}: {_first_line(err)}{_auth_hint(str(err))}") from None
 
 
-def _check_reachable(address: str, timeout: float = 5.0) -> tuple[str, int]:
-    """Fail in seconds, not minutes, when nothing listens at HOST:PORT."""
+def _probe(address: str, shown: str) -> None:
+    """TCP, then HTTP/2: something at ``address`` answers as a gRPC server would."""
+    host, port = _parse_address(address, shown)
+    if host in ("127.0.0.1", "localhost", "::1") and "ray" not in sys.modules:
+        # a head bound to loopback: keep Ray from swapping 127.0.0.1 for the routable address
+        os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
+    _check_reachable(address, shown=shown)
+    _check_grpc(host, port, shown)
+
+
+AUTH_HINT = ("set RAY_AUTH_MODE=token and the cluster's token in RAY_AUTH_TOKEN or RAY_AUTH_TOKEN_PATH "
+             "(see cluster/README.md)")
+
+
+def _auth_hint(text: str) -> str:
+    return f" ({AUTH_HINT})" if "auth" in text.lower() or "token" in text.lower() else ""
+
+
+def _parse_address(address: str, shown: str | None = None) -> tuple[str, int]:
     host, sep, port = address.rpartition(":")
-    if not sep or not host or not port.isdigit():
-        raise ClusterError(f"cannot read cluster address {address!r}: write auto or HOST:PORT")
-    try:
-        socket.create_connection((host, int(port)), timeout=timeout).close()
-    except OSError as err:
-        raise ClusterError(f"no Ray cluster reachable at {address}: {err.strerror or err}") from None
+    host = host.strip("[]")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ClusterError(f"cannot read cluster address {shown or repr(address)}: write auto or HOST:PORT")
     return host, int(port)
+
+
+def _resolve_auto() -> str:
+    """The address ``--address auto`` means (RAY_ADDRESS, else the cluster ``ray start`` last
+    started on this machine), as Ray itself resolves it."""
+    from ray._private.services import canonicalize_bootstrap_address
+
+    try:
+        with _quiet():
+            target = canonicalize_bootstrap_address("auto")
+    except Exception as err:
+        raise ClusterError(f"--address auto found no Ray cluster on this machine ({_first_line(err)}): start one "
+                           "with `ray start --head`, or give --address HOST:PORT") from None
+    if not target:
+        raise ClusterError("--address auto found no Ray cluster on this machine: start one with "
+                           "`ray start --head`, or give --address HOST:PORT")
+    return target
+
+
+def _check_reachable(address: str, timeout: float = 5.0, shown: str | None = None) -> tuple[str, int]:
+    """Fail in seconds, not minutes, when nothing listens at HOST:PORT."""
+    host, port = _parse_address(address)
+    try:
+        socket.create_connection((host, port), timeout=timeout).close()
+    except OSError as err:
+        raise ClusterError(f"no Ray cluster reachable at {shown or address}: {err.strerror or err}") from None
+    return host, port
+
+
+# HTTP/2 client preface, then an empty SETTINGS frame (RFC 9113 3.4, 6.5)
+_H2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])
+_H2_SETTINGS = 4
+
+
+def _check_grpc(host: str, port: int, shown: str, timeout: float = 3.0) -> None:
+    """A Ray head's GCS is a gRPC server: to an HTTP/2 client preface it answers with a
+    SETTINGS frame at once. A silent listener, or one that answers anything else, is not a
+    Ray head (``ray.init`` would retry it for minutes)."""
+    hint = ("check the address: it must be the head's GCS port (`ray start --head --port`, default 6379), "
+            "reachable from here")
+    deadline = time.monotonic() + timeout
+    try:
+        with socket.create_connection((host, port), timeout=timeout) as sock:
+            sock.sendall(_H2_PREFACE)
+            frame = b""
+            while len(frame) < 9:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError
+                sock.settimeout(left)
+                chunk = sock.recv(9 - len(frame))
+                if not chunk:
+                    raise ClusterError(f"{shown} closed the connection without answering as a Ray head: {hint}")
+                frame += chunk
+    except (TimeoutError, socket.timeout):
+        raise ClusterError(f"{shown} accepts connections but does not answer as a Ray head (no HTTP/2 reply "
+                           f"within {timeout:g} s): {hint}") from None
+    except (ConnectionResetError, ConnectionAbortedError, BrokenPipeError):
+        raise ClusterError(f"{shown} closed the connection without answering as a Ray head: {hint}") from None
+    except OSError as err:
+        raise ClusterError(f"no Ray cluster reachable at {shown}: {err.strerror or err}") from None
+    length, kind, flags, stream = int.from_bytes(frame[:3], "big"), frame[3], frame[4], frame[5:9]
+    if kind != _H2_SETTINGS or flags & 1 or stream != bytes(4) or length % 6:
+        raise ClusterError(f"{shown} answers, but not as a Ray head (not gRPC over HTTP/2): {hint}")
+
+
+def _check_gcs(address: str, shown: str, auto: bool, timeout_ms: int = 5000) -> None:
+    """One GCS request with this process's token, through Ray's own client and after the same
+    token set-up ``ray.init`` does: a refused or missing token is told in milliseconds here,
+    while ``ray.init`` retries it for minutes."""
+    try:
+        from ray._private.authentication.authentication_token_setup import (
+            ensure_token_if_auth_enabled, maybe_enable_token_auth_if_token_available,
+        )
+        from ray._raylet import InnerGcsClient
+    except ImportError:  # another Ray version: leave it all to ray.init
+        return
+    try:
+        with _quiet():
+            if auto:  # as ray.init: "auto" turns token mode on when a token is found
+                maybe_enable_token_auth_if_token_available(warn_if_disabled=False)
+            ensure_token_if_auth_enabled(None, create_token_if_missing=False)  # no token: refused here, not aborted
+            client = InnerGcsClient.standalone(address, None, timeout_ms)
+            del client
+    except Exception as err:
+        text = str(err)
+        if type(err).__name__ != "AuthenticationError" and "auth" not in text.lower():
+            raise ClusterError(f"no Ray cluster usable at {shown}: {_first_line(err)}") from None
+        if os.environ.get("RAY_AUTH_MODE") != "token":
+            why = "RAY_AUTH_MODE is not token here"
+        elif not (os.environ.get("RAY_AUTH_TOKEN") or os.environ.get("RAY_AUTH_TOKEN_PATH")
+                  or os.path.exists(os.path.expanduser("~/.ray/auth_token"))):
+            why = "no token is set here"
+        else:
+            why = "the token found here is not the cluster's"
+        raise ClusterError(f"the Ray cluster at {shown} refused this client's authentication ({why}): "
+                           f"{AUTH_HINT}") from None
 
 
 def shutdown() -> None:

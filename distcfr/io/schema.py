@@ -349,14 +349,18 @@ def _check_values(array: np.ndarray, kind: str, ctx: Context, name: str) -> None
     if kind == "nonnegative":
         return
     legal = np.asarray(ctx.dims["legal"], dtype=bool)
-    if (array[..., ~legal] != 0).any():
-        raise ctx.fail(name, "give probability to actions that are not legal")
-    bad = np.argwhere(np.abs(array.sum(axis=-1) - 1) > _TOLERANCE)
-    if len(bad):
-        row = int(bad[0][-1])
-        labels = ctx.dims.get("labels")
-        where = f"infoset {labels[row]!r}" if labels is not None and row < len(labels) else f"row {row}"
-        raise ctx.fail(name, f"do not sum to one at {where}")
+    labels = ctx.dims.get("labels")
+
+    def where(bad: np.ndarray) -> str:
+        row = int(np.argwhere(bad)[0][-1])
+        return f"infoset {labels[row]!r}" if labels is not None and row < len(labels) else f"row {row}"
+
+    illegal = (array * ~legal != 0).any(axis=-1)
+    if illegal.any():
+        raise ctx.fail(name, f"at {where(illegal)} give probability to an action that is not legal there")
+    unnormalised = np.abs(array.sum(axis=-1) - 1) > _TOLERANCE
+    if unnormalised.any():
+        raise ctx.fail(name, f"at {where(unnormalised)} do not sum to one")
 
 
 def check_fields(fields: Mapping[str, Field], obj: dict, ctx: Context, prefix: str = "") -> dict:
@@ -425,7 +429,12 @@ def _no_extensions(code, data):
     raise ValueError("msgpack extension types are not used by distcfr files")
 
 
-def _corrupt(path, err: Exception) -> BadFile:
+def _corrupt(path, err: Exception, what: str) -> BadFile:
+    text = str(err)
+    if "max_ext_len" in text or "extension" in text:
+        return BadFile(f"{path} holds a msgpack extension type, which no distcfr file uses (corrupt or crafted)")
+    if "exceeds max_" in text:
+        return BadFile(f"{path} holds a string, binary, array or map longer than {what} can (corrupt or crafted)")
     return BadFile(f"{path} is not a distcfr file (corrupt or truncated msgpack: {type(err).__name__})")
 
 
@@ -474,9 +483,15 @@ class SchemaFile:
                 found[key] = unpacker.unpack()
                 if key == "format" and found[key] != schema.kind:
                     break
+        except msgpack.OutOfData:
+            if len(self.head) < self.size and found.get("format") == schema.kind:
+                raise BadFile(f"{path}: its header ({', '.join(schema.header)}) is longer than "
+                              f"{HEAD_BYTES} bytes (corrupt or crafted)") from None
+            if "format" not in found or found["format"] == schema.kind:
+                raise BadFile(f"{path} is not a distcfr file (corrupt or truncated msgpack: OutOfData)") from None
         except Exception as err:  # msgpack raises several types for corrupt input
             if "format" not in found or found["format"] == schema.kind:
-                raise _corrupt(path, err) from None
+                raise _corrupt(path, err, f"the header of a {schema.kind} file") from None
         kind = found.get("format")
         if kind != schema.kind:
             known = isinstance(kind, str) and len(kind) <= 64
@@ -510,7 +525,7 @@ class SchemaFile:
                                   max_str_len=limits.str, max_bin_len=limits.bin, max_array_len=limits.array,
                                   max_map_len=limits.map, max_ext_len=0)
         except Exception as err:  # msgpack raises several types for corrupt input
-            raise _corrupt(path, err) from None
+            raise _corrupt(path, err, f"a {schema.kind} file of {game}") from None
         if not isinstance(obj, dict):
             raise BadFile(f"{path} is not a {schema.kind} file")
         values = check_fields(fields, obj, ctx)

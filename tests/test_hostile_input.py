@@ -1,0 +1,335 @@
+"""Hostile input: crafted checkpoints and strategy files, paths that are not regular files, and
+spec strings built to be slow or to overflow. Each is refused with one line and exit 2, fast,
+without a traceback and without allocating more than the declared game needs."""
+
+import ast
+import math
+import os
+import subprocess
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+
+import msgpack
+import numpy as np
+import pytest
+
+import distcfr
+from distcfr import show, train
+from distcfr.evaluate.strategy import load_strategy
+from distcfr.solve.checkpoint import Checkpoint
+from distcfr.solve.rules import RULES, make_rule
+
+
+def one_line_exit_2(capsys, rc, *expected, case="") -> str:
+    err = capsys.readouterr().err
+    assert rc == 2, (case, err)
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, (case, err)
+    for text in expected:
+        assert text in err, (case, err)
+    return err
+
+
+def pack(obj) -> bytes:
+    return msgpack.packb(obj, use_bin_type=True)
+
+
+def array_field(array: np.ndarray) -> dict:
+    return {"dtype": array.dtype.str, "shape": list(array.shape), "data": array.tobytes()}
+
+
+def table(obj, name) -> np.ndarray:
+    a = obj[name]
+    return np.frombuffer(a["data"], a["dtype"]).reshape(a["shape"]).copy()
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    """A leduc strategy file (rows of 2 and of 3 actions) and a kuhn dcfr checkpoint."""
+    folder = tmp_path_factory.mktemp("hostile")
+    strategy = folder / "leduc.msgpack"
+    assert train.main(["--game", "leduc", "--iterations", "20", "--algorithm", "cfr+", "--out", str(strategy),
+                       "--quiet", "--no-tables"]) == 0
+    ckpt = folder / "kuhn.ckpt"
+    assert train.main(["--game", "kuhn", "--iterations", "30", "--algorithm", "dcfr", "--checkpoint", str(ckpt),
+                       "--out", str(folder / "k.msgpack"), "--quiet", "--no-tables", "--workers", "0"]) == 0
+    return msgpack.unpackb(strategy.read_bytes()), msgpack.unpackb(ckpt.read_bytes())
+
+
+# ---- strategy files -----------------------------------------------------------------------------
+def nested(depth: int) -> list:
+    out: list = []
+    for _ in range(depth):
+        out = [out]
+    return out
+
+
+def _strategy_cases(s):
+    probs = table(s, "probabilities")
+    legal = probs.sum(axis=-1, keepdims=True) > 0
+    nan, negative, unnormalised, padding = probs.copy(), probs.copy(), probs.copy(), probs.copy()
+    nan[0, 3, 0] = np.nan
+    negative[0, 3, :2] = [1.5, -0.5]
+    unnormalised[0, 5] *= 0.5
+    row = int(np.flatnonzero((probs[0] > 0).sum(axis=-1) < probs.shape[-1])[0])  # a row with padding
+    padding[0, row, -1] = 0.25
+    assert legal.all()
+    return {
+        "dtype as a dict": ({"probabilities": {**s["probabilities"], "dtype": {"a": 1}}}, "dtype"),
+        "dtype as a list": ({"probabilities": {**s["probabilities"], "dtype": ["<f8"]}}, "dtype"),
+        "other dtype": ({"probabilities": array_field(probs.astype("<f4"))}, "expected"),
+        "shape as a string": ({"probabilities": {**s["probabilities"], "shape": "3,2"}}, "shape"),
+        "shape with a bool": ({"probabilities": {**s["probabilities"], "shape": [True, 288, 3]}}, "shape"),
+        "iterations as a string": ({"iterations": "20"}, "'iterations'"),
+        "iterations as a bool": ({"iterations": True}, "'iterations'"),
+        "iterations negative": ({"iterations": -1}, "'iterations'"),
+        "iterations too large": ({"iterations": 2**64 - 1}, "'iterations'"),
+        "game as a number": ({"game": 7}, "'game'"),
+        "game missing": ({"game": None}, "'game'"),
+        "game too long": ({"game": "leduc" + " " * 100_000}, "longer than"),
+        "game longer than a spec may be": ({"game": "leduc" + " " * 5000}, "longer than"),
+        "algorithm as a map": ({"algorithm": {"x": 1}}, "'algorithm'"),
+        "rule as a list": ({"rule": ["cfr+"]}, "'rule'"),
+        "rule parameter as a list": ({"rule": {"name": "dcfr", "alpha": [1]}}, "rule"),
+        "evaluation as a string": ({"evaluation": "good"}, "'evaluation'"),
+        "evaluation row missing a key": ({"evaluation": [{"variant": "", "value": 0.1}]}, "'evaluation'"),
+        "variants as a number": ({"variants": 3}, "'variants'"),
+        "infosets of another game": ({"infosets": s["infosets"][::-1]}, "do not match"),
+        "actions of another game": ({"actions": [a[::-1] for a in s["actions"]]}, "do not match"),
+        "unknown field": ({"payload": "x"}, "not part of this file format"),
+        "NaN probability": ({"probabilities": array_field(nan)}, "not finite"),
+        "negative probability": ({"probabilities": array_field(negative)}, "negative"),
+        "probabilities not summing to one": ({"probabilities": array_field(unnormalised)}, "do not sum to one"),
+        "probability on a padding column": ({"probabilities": array_field(padding)}, "not legal"),
+        "extension type": ({"algorithm": msgpack.ExtType(5, b"boom")}, "extension type"),
+        "timestamp extension": ({"algorithm": msgpack.Timestamp(1, 0)}, "extension type"),
+        "deep nesting": ({"evaluation": nested(60)}, "'evaluation'"),
+    }
+
+
+def test_crafted_strategy_files_are_one_line(files, tmp_path, capsys):
+    strategy, _ = files
+    for name, (change, message) in _strategy_cases(strategy).items():
+        bad = tmp_path / "bad.msgpack"
+        bad.write_bytes(pack({k: v for k, v in {**strategy, **change}.items() if v is not None}))
+        one_line_exit_2(capsys, show.main([str(bad)]), message, str(bad), case=name)
+        with pytest.raises(distcfr.BadFile):
+            load_strategy(bad)
+
+
+def _with_raw(obj: dict, field: str, raw: bytes) -> bytes:
+    """The msgpack of ``obj`` with the encoding of ``field``'s value replaced by ``raw`` bytes."""
+    marker = "\x00MARK\x00"
+    data = pack({**obj, field: marker})
+    encoded = pack(marker)
+    assert data.count(encoded) == 1
+    return data.replace(encoded, raw)
+
+
+LENGTH_BOMBS = {
+    "str32 claiming 4 GB": b"\xdb\xff\xff\xff\xff",
+    "bin32 claiming 4 GB": b"\xc6\xff\xff\xff\xff",
+    "array32 claiming 4 billion items": b"\xdd\xff\xff\xff\xff",
+    "map32 claiming 4 billion entries": b"\xdf\xff\xff\xff\xff",
+    "ext32 claiming 4 GB": b"\xc9\xff\xff\xff\xff\x05",
+    "nesting 100,000 deep": b"\x91" * 100_000 + b"\xc0",
+    "nesting 5,000 deep": b"\x91" * 5_000 + b"\xc0",
+}
+
+
+@pytest.mark.parametrize("field", ["game", "algorithm", "infosets", "probabilities"])
+def test_length_prefixes_cannot_allocate(files, tmp_path, field):
+    strategy, _ = files
+    for name, raw in LENGTH_BOMBS.items():
+        bad = tmp_path / "bomb.msgpack"
+        bad.write_bytes(_with_raw(strategy, field, raw) + b"\x00" * 64)
+        tracemalloc.start()
+        start = time.perf_counter()
+        try:
+            with pytest.raises(distcfr.BadFile):
+                load_strategy(bad)
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        assert time.perf_counter() - start < 5, name
+        assert peak < 20e6, (name, peak)  # leduc's tables and labels are well under 1 MB
+
+
+def test_a_file_larger_than_its_game_allows_is_not_read(files, tmp_path, capsys):
+    strategy, _ = files
+    big = tmp_path / "sparse.msgpack"
+    big.write_bytes(pack(strategy))
+    os.truncate(big, 20 << 30)  # 20 GB, sparse: refusing it must not read it
+    start = time.perf_counter()
+    one_line_exit_2(capsys, show.main([str(big)]), "more than a distcfr-strategy file of leduc can be")
+    assert time.perf_counter() - start < 5
+
+
+def test_header_must_come_first(files, tmp_path, capsys):
+    strategy, _ = files
+    moved = {k: v for k, v in strategy.items() if k != "game"}
+    moved["game"] = strategy["game"]
+    bad = tmp_path / "moved.msgpack"
+    bad.write_bytes(pack(moved))
+    one_line_exit_2(capsys, show.main([str(bad)]), "'game'")
+
+
+# ---- checkpoints -----------------------------------------------------------------------------------
+def _checkpoint_cases(c):
+    regrets, sums, sigma = table(c, "regrets"), table(c, "sums"), table(c, "sigma")
+    nan_regrets, inf_sums, negative_sums, bad_sigma = regrets.copy(), sums.copy(), sums.copy(), sigma.copy()
+    nan_regrets[0, 1, 0] = np.nan
+    inf_sums[0, 2, 1] = np.inf
+    negative_sums[0, 2, 1] = -1.0
+    bad_sigma[0, 4] = [0.7, 0.7]
+    return {
+        "regrets dtype as a dict": ({"regrets": {**c["regrets"], "dtype": {"a": 1}}}, "dtype"),
+        "regrets dtype as a list": ({"regrets": {**c["regrets"], "dtype": [1]}}, "dtype"),
+        "sums as a string": ({"sums": "big"}, "sums"),
+        "iteration as a string": ({"iteration": "30"}, "'iteration'"),
+        "iteration as a float": ({"iteration": 30.0}, "'iteration'"),
+        "shards as a bool": ({"shards": True}, "'shards'"),
+        "shards beyond the game's deals": ({"shards": 2**63}, "'shards'"),
+        "phase out of range": ({"phase": 2}, "'phase'"),
+        "updates unknown": ({"updates": "sideways"}, "'updates'"),
+        "rule without a name": ({"rule": {"alpha": 1.5, "beta": 0.0, "gamma": 2.0}}, "rule"),
+        "rule missing a parameter": ({"rule": {"name": "dcfr", "alpha": 1.5, "beta": 0.0}}, "gamma"),
+        "rule parameter as a string": ({"rule": {"name": "dcfr", "alpha": "x", "beta": 0.0, "gamma": 2.0}}, "alpha"),
+        "rule parameter NaN": ({"rule": {"name": "dcfr", "alpha": math.nan, "beta": 0.0, "gamma": 2.0}}, "alpha"),
+        "rule unknown": ({"rule": {"name": "cfr++"}}, "unknown algorithm"),
+        "rng state": ({"rng_state": b"x" * 16}, "'rng_state'"),
+        "NaN regrets": ({"regrets": array_field(nan_regrets)}, "not finite"),
+        "infinite strategy sums": ({"sums": array_field(inf_sums)}, "not finite"),
+        "negative strategy sums": ({"sums": array_field(negative_sums)}, "negative"),
+        "current strategy not summing to one": ({"sigma": array_field(bad_sigma)}, "do not sum to one"),
+        "iteration beyond the sums": ({"iteration": 3000}, "does not fit its strategy sums"),
+        "iteration below the sums": ({"iteration": 3}, "does not fit its strategy sums"),
+        "no iteration for the sums": ({"iteration": 0}, "does not fit its strategy sums"),
+        "iteration of 2^53": ({"iteration": 2**53}, "does not fit its strategy sums"),
+        "iteration beyond 2^53": ({"iteration": 2**63}, "'iteration'"),
+        "predictive rule without a prediction": ({"rule": {"name": "pcfr+"}}, "no prediction table"),
+        "phase with simultaneous updates": ({"phase": 1, "updates": "simultaneous"}, "phase"),
+        "unknown field": ({"notes": "x"}, "not part of this file format"),
+    }
+
+
+def test_crafted_checkpoints_are_one_line(files, tmp_path, capsys):
+    _, checkpoint = files
+    for name, (change, message) in _checkpoint_cases(checkpoint).items():
+        bad = tmp_path / "bad.ckpt"
+        bad.write_bytes(pack({**checkpoint, **change}))
+        out = tmp_path / "out.msgpack"
+        rc = train.main(["--resume", str(bad), "--iterations", "40", "--out", str(out), "--quiet", "--workers", "0"])
+        one_line_exit_2(capsys, rc, message, case=name)
+        assert not out.exists(), name
+        with pytest.raises(distcfr.BadFile):
+            Checkpoint.load(bad)
+
+
+def test_floored_rule_refuses_negative_regrets(tmp_path):
+    solver = distcfr.Solver(distcfr.load_game("kuhn"), algorithm="cfr+")
+    solver.solve(iterations=10)
+    solver.regrets[0, 0, 0] = -1.0
+    solver.checkpoint().save(tmp_path / "c.ckpt")
+    with pytest.raises(distcfr.BadFile, match="floors at zero"):
+        Checkpoint.load(tmp_path / "c.ckpt")
+
+
+@pytest.mark.parametrize("algorithm", list(RULES))
+@pytest.mark.parametrize("updates", ["alternating", "simultaneous"])
+def test_real_checkpoints_fit_their_iteration(tmp_path, algorithm, updates):
+    """Every rule and update order, at iteration boundaries and between the two halves of an
+    alternating iteration, passes the check that refuses an iteration the sums cannot have."""
+    game = distcfr.load_game("draw27(stacks=2:3:1)")
+    solver = distcfr.Solver(game, algorithm=algorithm, updates=updates, gamma=3.0 if algorithm == "dcfr" else None)
+    for iterations in (0, 1, 2, 7, 40):
+        if iterations:
+            solver.solve(iterations=iterations)
+        solver.checkpoint().save(tmp_path / "c.ckpt")
+        assert Checkpoint.load(tmp_path / "c.ckpt").iteration == iterations
+    if updates == "alternating":  # the first half of iteration 41 only, as a stop between halves leaves it
+        discount = solver.rule.discount(solver.iteration + 1)
+        solver._update(0, solver._cfr_sums((0,))[0], discount)
+        solver.phase = 1
+        solver.checkpoint().save(tmp_path / "c.ckpt")
+        assert Checkpoint.load(tmp_path / "c.ckpt").phase == 1
+
+
+def test_every_rule_declares_its_averaging():
+    for kind in RULES.values():
+        rule = make_rule(kind.name)
+        for t in (1, 2, 3, 10, 1000):
+            assert rule.discount(t).strategy == pytest.approx(((t - 1) / t) ** rule.average_exponent, abs=0), kind
+
+
+# ---- paths that are not regular files -------------------------------------------------------------------
+TRAIN = [sys.executable, "-m", "distcfr.train"]
+SHOW = [sys.executable, "-m", "distcfr.show"]
+
+
+def run_cli(argv, timeout=30):
+    """A CLI in a subprocess (a hang fails the test instead of freezing the suite)."""
+    env = {**os.environ, "PYTHONPATH": str(Path(distcfr.__file__).parent.parent)}
+    return subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=env)
+
+
+def special_paths(tmp_path) -> dict[str, str]:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    loop = tmp_path / "loop"
+    loop.symlink_to(loop)
+    return {"fifo": str(fifo), "character device": "/dev/zero", "symlink loop": str(loop),
+            "directory": str(tmp_path)}
+
+
+def test_show_refuses_what_is_not_a_regular_file(tmp_path):
+    expected = {"fifo": "FIFO", "character device": "character device", "symlink loop": "symbolic links",
+                "directory": "directory"}
+    for name, path in special_paths(tmp_path).items():
+        start = time.perf_counter()
+        run = run_cli([*SHOW, path])
+        assert time.perf_counter() - start < 20, name
+        assert run.returncode == 2 and len(run.stderr.strip().splitlines()) == 1, (name, run.stderr)
+        assert expected[name] in run.stderr and path in run.stderr, (name, run.stderr)
+
+
+def test_resume_refuses_what_is_not_a_regular_file(tmp_path, capsys):
+    for name, path in special_paths(tmp_path).items():
+        for option in ("--resume", "--checkpoint"):
+            run = run_cli([*TRAIN, "--game", "kuhn", option, path, "--iterations", "3", "--workers", "0",
+                           "--out", str(tmp_path / "o.msgpack"), "--quiet"])
+            assert run.returncode == 2 and len(run.stderr.strip().splitlines()) == 1, (name, option, run.stderr)
+            assert path in run.stderr, (name, option, run.stderr)
+    assert not (tmp_path / "o.msgpack").exists()
+
+
+# ---- spec strings ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("spec", [" " * 300_000, "kuhn" + " " * 300_000 + "x", "kuhn(" + "a=1," * 100_000 + ")",
+                                  "(" * 300_000, "draw27(stacks=" + "1" * 300_000 + ")"])
+def test_huge_specs_are_refused_in_milliseconds(tmp_path, capsys, spec):
+    start = time.perf_counter()
+    rc = train.main(["--game", spec, "--out", str(tmp_path / "o.msgpack"), "--quiet"])
+    assert time.perf_counter() - start < 0.5
+    err = one_line_exit_2(capsys, rc, "game spec")
+    assert len(err) < 400
+
+
+@pytest.mark.parametrize("stacks, message", [("1:2:1e-320", "infinitely many stacks"),
+                                             ("1:2:1e-300", "stacks in one solve"),
+                                             ("1:1e308:1e-308", "stacks in one solve"),
+                                             ("1:2:5e-324", "infinitely many stacks")])
+def test_stack_ranges_that_overflow_are_one_line(tmp_path, capsys, stacks, message):
+    rc = train.main(["--game", f"draw27(stacks={stacks})", "--out", str(tmp_path / "o.msgpack"), "--quiet"])
+    one_line_exit_2(capsys, rc, message)
+
+
+# ---- package directions ----------------------------------------------------------------------------
+def test_io_imports_nothing_of_evaluate_solve_or_dist():
+    folder = Path(distcfr.__file__).parent / "io"
+    for path in folder.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            for name in names:
+                assert not name.startswith(("distcfr.evaluate", "distcfr.solve", "distcfr.dist", "ray")), (path, name)
