@@ -36,6 +36,7 @@ def local_run(spec, shards, iterations, algorithm="dcfr") -> bytes:
 
 
 @pytest.mark.parametrize("spec", ["leduc", SEED_GAME])
+@pytest.mark.slow
 def test_strategy_files_bitwise_equal_on_0_1_2_3_workers(ray_local, tmp_path, spec):
     files = [train(tmp_path, f"w{w}", "--game", spec, "--workers", str(w), "--shards", "4",
                    "--iterations", "25") for w in (0, 1, 2, 3)]
@@ -69,6 +70,7 @@ class KillBefore:
         return call
 
 
+@pytest.mark.slow
 def test_killed_actor_is_restarted_and_result_is_bitwise_the_same(ray_local):
     from distcfr.dist.ray_shards import RayShards
 
@@ -89,6 +91,7 @@ def test_killed_actor_is_restarted_and_result_is_bitwise_the_same(ray_local):
         solver.close()
 
 
+@pytest.mark.slow
 def test_two_node_cluster_spreads_actors_and_survives_losing_a_node(tmp_path):
     import ray
     from ray.cluster_utils import Cluster
@@ -228,6 +231,7 @@ def ray_head():
         shutil.rmtree(temp, ignore_errors=True)
 
 
+@pytest.mark.slow
 def test_cli_on_a_real_ray_start_head(ray_head, tmp_path):
     port, env = ray_head
     out, summary = tmp_path / "c.msgpack", tmp_path / "c.json"
@@ -257,6 +261,7 @@ def test_cluster_not_there_is_one_line(tmp_path, capsys):
     assert "no Ray cluster reachable" in err and len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_killed_driver_loses_at_most_checkpoint_every(tmp_path):
     ckpt, out = tmp_path / "k.ckpt", tmp_path / "k.msgpack"
     argv = ["--game", "leduc", "--algorithm", "dcfr", "--iterations", "3000", "--workers", "0",
@@ -278,6 +283,7 @@ def test_killed_driver_loses_at_most_checkpoint_every(tmp_path):
     assert out.read_bytes() == expected.read_bytes()
 
 
+@pytest.mark.slow
 def test_sigterm_saves_a_checkpoint_and_exits(tmp_path):
     ckpt, out = tmp_path / "t.ckpt", tmp_path / "t.msgpack"
     driver = subprocess.Popen([*TRAIN, "--game", "leduc", "--iterations", "200000", "--workers", "0",
@@ -292,6 +298,7 @@ def test_sigterm_saves_a_checkpoint_and_exits(tmp_path):
     assert msgpack.unpackb(out.read_bytes())["iterations"] == saved  # the strategy of the same iteration
 
 
+@pytest.mark.slow
 def test_embedded_ray_ignores_a_cluster_address_left_in_the_environment(tmp_path):
     # RAY_ADDRESS (or a stale /tmp/ray address file) points at a cluster that is not there:
     # the embedded Ray must start its own private instance, not join or fail.

@@ -18,6 +18,7 @@ import os
 import secrets
 import socket
 import sys
+import time
 
 from distcfr.errors import ClusterError
 
@@ -93,6 +94,44 @@ def shutdown() -> None:
 
     if ray.is_initialized():
         ray.shutdown()
+
+
+def release(close, stop_ray: bool, deadline: float) -> bool:
+    """Run ``close()`` (the shard set's) and, with ``stop_ray``, stop the embedded Ray, giving up
+    after ``deadline`` seconds; returns whether it finished. When the whole process group was
+    signalled (``timeout``, systemd, Slurm), Ray's own processes are gone and every Ray call
+    would wait a minute for its control store before the process is killed: the caller then
+    exits at once instead (Ray's processes share this process's fate and end with it)."""
+    import threading
+
+    def work():
+        close()
+        if stop_ray:
+            shutdown()
+
+    import ray
+
+    gcs = ray.get_runtime_context().gcs_address if ray.is_initialized() else None
+    worker = threading.Thread(target=work, name="distcfr-release", daemon=True)
+    worker.start()
+    if deadline is None:
+        worker.join()
+        return True
+    end = time.monotonic() + deadline
+    while worker.is_alive() and time.monotonic() < end:
+        worker.join(0.1)
+        if gcs and worker.is_alive() and not _listening(gcs):
+            return False  # Ray's control store is gone: nothing left to wait for
+    return not worker.is_alive()
+
+
+def _listening(address: str) -> bool:
+    host, _, port = address.rpartition(":")
+    try:
+        socket.create_connection((host, int(port)), timeout=0.2).close()
+        return True
+    except OSError:
+        return False
 
 
 def cluster_cpus() -> int:
