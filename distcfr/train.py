@@ -208,7 +208,10 @@ def _solve(args, game, solver: Solver, plan: RunPlan, launcher: _Launcher) -> di
     def after_iteration(s, expl):
         progress.update(s.iteration, s.iteration - first, expl, extra)
 
-    result = run(solver, plan, after_iteration)
+    on_stop = None
+    if where["workers"]:
+        from distcfr.dist.runtime import silence_ray_logs as on_stop
+    result = run(solver, plan, after_iteration, on_stop=on_stop)
     progress.close()
     strategy = solver.average_strategy()
     if result.interrupted and where["workers"]:

@@ -89,7 +89,9 @@ def test_sigterm_to_the_whole_process_group_saves_and_exits_in_seconds(tmp_path)
             os.killpg(driver.pid, signal.SIGKILL)
             driver.wait()
     assert elapsed < 8, elapsed
-    assert "interrupted" in stdout and "Traceback" not in stderr and "GCS" not in stderr, stderr
+    assert "interrupted" in stdout, (stdout, stderr)
+    chatter = [line for line in stderr.splitlines() if line.strip() and not line.lstrip().startswith("iteration")]
+    assert not chatter, stderr  # only the run's own progress lines, no Ray messages
     assert distcfr.Checkpoint.load(ckpt).iteration > 0 and out.exists()
     for _ in range(50):
         if not ray_processes_in_group(driver.pid):

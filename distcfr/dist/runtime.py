@@ -96,6 +96,23 @@ def shutdown() -> None:
         ray.shutdown()
 
 
+def silence_ray_logs() -> None:
+    """From now on, send what Ray's C++ core writes to this process's stderr (lost objects, a
+    control store that went away) to a file in Ray's session folder; Python's ``sys.stderr``
+    keeps the terminal. Called once a stop is requested: what follows is the run's own message."""
+    import ray
+
+    if not ray.is_initialized():
+        return
+    sys.stderr.flush()
+    keep = os.dup(2)
+    folder = getattr(getattr(ray._private.worker, "_global_node", None), "get_logs_dir_path", lambda: None)()
+    target = os.path.join(folder, "driver-after-stop.err") if folder else os.devnull
+    with open(target, "a") as log:
+        os.dup2(log.fileno(), 2)
+    sys.stderr = os.fdopen(keep, "w", buffering=1)
+
+
 def release(close, stop_ray: bool, deadline: float) -> bool:
     """Run ``close()`` (the shard set's) and, with ``stop_ray``, stop the embedded Ray, giving up
     after ``deadline`` seconds; returns whether it finished. When the whole process group was
