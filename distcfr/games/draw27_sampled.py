@@ -1,0 +1,226 @@
+"""Chance-sampled CFR kernel for deuce-to-seven single draw (``draw27``) at any size, up to 52 cards / 5 each.
+
+The game is ``distcfr.games.draw27``'s (button = player 0 pushes or folds, big blind = player 1 calls or
+folds, the big blind draws, then the button draws knowing how many cards the big blind took), but its
+chance is sampled: a deal is both hands plus the order of the stub, so only the players' own actions are
+enumerated. Strategies live in per-class tables (:mod:`distcfr.games.hand_classes`), one row per class of
+suit-isomorphic hands, the stack axis next to the action axis so one gather brings every stack:
+
+* ``btn_push`` (C, B, 2) [fold, push] and ``btn_draw`` (C, H+1, B, M) [class, big blind's draw count k,
+  stack, mask], player 0; ``bb_call`` (C, B, 2) [fold, call] and ``bb_draw`` (C, B, M), player 1.
+
+Discard mask bit j discards position j of the hand's canonical card order. Deals come from a counter-based
+stream keyed by (seed, shard, iteration). Plain numpy: the products are float32 batched matmuls over the
+deals, the class sums float64 (stable sort by class, ``np.add.reduceat``), bitwise reproducible.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from distcfr.cards import CARD_KEYS, rank_of_keys
+from distcfr.games.hand_classes import HandClasses
+
+_WORK = np.float32  # sigma gathers and per-deal products; class sums are float64
+_CHUNK_FLOATS = 1 << 19  # per-deal temporaries of one chunk of deals: cache-sized
+_MAX_CHUNK = 2048  # deals per chunk at most (for one stack)
+
+
+@dataclasses.dataclass(frozen=True)
+class Block:
+    """One table of the sampled game: ``shape`` is per class, the action axis last."""
+
+    name: str
+    player: int
+    shape: tuple[int, ...]
+    n_actions: int
+
+
+@dataclasses.dataclass(frozen=True)
+class ClassSums:
+    """Batch sums of one block for the classes the batch touched.
+
+    rows (n,) sorted unique class ids; q (n, *shape) float64 counterfactual action values in the
+    acting player's payoff; reach (n, *shape[:-1]) float64 own reach.
+    """
+
+    rows: np.ndarray
+    q: np.ndarray
+    reach: np.ndarray
+
+
+class SampledDraw27:
+    """Sampled draw27 of a ``ranks`` x ``suits`` deck, ``hand`` cards each, one table column per stack."""
+
+    def __init__(self, ranks: int = 13, suits: int = 4, hand: int = 5, stacks=(3.0,)):
+        if ranks * suits < 4 * hand:
+            raise ValueError(f"a deck of {ranks * suits} cards is too small for {hand}-card hands and two full draws")
+        self.classes = HandClasses(ranks, suits, hand)
+        self.ranks, self.suits, self.hand = ranks, suits, hand
+        self.stacks = np.asarray(stacks, dtype=np.float64).reshape(-1)  # (B,)
+        h, m, b = hand, 1 << hand, len(self.stacks)
+        self.n_masks = m
+        self.blocks = (Block("btn_push", 0, (b, 2), 2), Block("btn_draw", 0, (h + 1, b, m), m),
+                       Block("bb_call", 1, (b, 2), 2), Block("bb_draw", 1, (b, m), m))
+        self.mask_size = np.array([bin(x).count("1") for x in range(m)])  # (M,) cards drawn per mask
+        self.keep = ((np.arange(m)[None, :] >> np.arange(h)[:, None]) & 1 == 0).astype(np.int32)  # (H, M)
+        self.groups = [np.flatnonzero(self.mask_size == k) for k in range(h + 1)]  # masks drawing k cards
+        self.chunk = int(np.clip(_CHUNK_FLOATS // ((h + 1) * b * m), 16, _MAX_CHUNK))
+
+    @property
+    def n_classes(self) -> int:
+        return self.classes.n_classes
+
+    def block(self, name: str) -> Block:
+        return next(b for b in self.blocks if b.name == name)
+
+    def uniform(self, dtype=np.float32) -> dict[str, np.ndarray]:
+        """Every block's uniform strategy, full (C, *shape) tables."""
+        return {b.name: np.full((self.n_classes, *b.shape), 1 / b.n_actions, dtype=dtype) for b in self.blocks}
+
+    # ---- deals ------------------------------------------------------------------------------------
+    def sample_deals(self, seed: int, shard: int, iteration: int, n: int) -> np.ndarray:
+        """(n, 4H) int32 deals drawn from the stream keyed by (seed, shard, iteration).
+
+        Columns: button hand [0:H], big blind hand [H:2H], stub top [2H:4H] (the big blind draws
+        stub[0:k2], the button stub[k2:k2+k1]). A partial Fisher-Yates shuffle of 4H positions.
+        """
+        rng = np.random.Generator(np.random.Philox(key=seed, counter=[0, 0, shard, iteration]))
+        deck = self.classes.deck
+        size, picks = len(deck), 4 * self.hand
+        offsets = rng.integers(0, size - np.arange(picks)[:, None], size=(picks, n))  # (4H, n): swap i with i + offset
+        perm = np.tile(np.arange(size, dtype=np.int32)[:, None], (1, n))  # (N, n) one column per deal
+        col = np.arange(n)
+        for i in range(picks):
+            j = i + offsets[i]
+            top = perm[i].copy()
+            perm[i] = perm[j, col]
+            perm[j, col] = top
+        return deck[perm[:picks]].T.astype(np.int32)
+
+    def _columns(self, deals: np.ndarray):
+        """Classes and canonical orders of both hands: (c1, c2 (D,), can1, can2 (H, D), stub (2H, D))."""
+        cols = np.ascontiguousarray(np.asarray(deals, dtype=np.int32).T)  # (4H, D)
+        h = self.hand
+        c1, can1 = self.classes.classify_columns(cols[:h])
+        c2, can2 = self.classes.classify_columns(cols[h:2 * h])
+        return c1, c2, can1, can2, cols[2 * h:]
+
+    def _showdown_groups(self, can1, can2, stub) -> list[np.ndarray]:
+        """Per BB draw count k, (D, n_k, M) float32 [deal, BB mask of k cards, button mask]: +1 when the
+        button's final hand is lower (wins), 0 on a tie, -1 when it loses."""
+        h = self.hand
+        kept1 = self.keep.T @ CARD_KEYS.take(can1)  # (M, D) int32 key of the kept cards per mask
+        kept2 = self.keep.T @ CARD_KEYS.take(can2)
+        prefix = np.zeros((2 * h + 1, stub.shape[1]), dtype=np.int32)  # (2H+1, D) keys of stub[0:i]
+        np.cumsum(CARD_KEYS.take(stub), axis=0, out=prefix[1:])
+        rank2 = rank_of_keys(kept2 + prefix[self.mask_size], dtype=np.int16).T.astype(_WORK, order="C")  # (D, M)
+        k = np.arange(h + 1)[:, None]  # (H+1, 1): the big blind's draw count
+        drawn1 = prefix[k + self.mask_size] - prefix[k[:, 0]][:, None]  # (H+1, M, D): stub[k:k+|m1|]
+        rank1 = rank_of_keys(kept1 + drawn1, dtype=np.int16).transpose(2, 0, 1).astype(_WORK, order="C")  # (D, H+1, M)
+        return [np.sign(rank2[:, g, None] - rank1[:, kk, None, :]) for kk, g in enumerate(self.groups)]
+
+    def showdown_matrix(self, deals: np.ndarray) -> np.ndarray:
+        """(D, M, M) int8 W[deal, m1 (button mask), m2 (big blind mask)]: +1 button wins, 0, -1."""
+        _, _, can1, can2, stub = self._columns(deals)
+        w = np.empty((len(stub[0]), self.n_masks, self.n_masks), dtype=np.int8)
+        for g, wt in zip(self.groups, self._showdown_groups(can1, can2, stub)):
+            w[:, :, g] = wt.transpose(0, 2, 1)
+        return w
+
+    # ---- values -----------------------------------------------------------------------------------
+    def _chunk_values(self, sigma, c1, c2, groups, button: bool) -> dict[str, np.ndarray]:
+        """Per-deal values of one chunk: p, q, v2 (D, B) and, for the big blind, q_bb_draw (D, B, M)
+        (its counterfactual values); with ``button`` also x (D, H+1, B, M), the button's draw values."""
+        stacks = self.stacks.astype(_WORK)[:, None]  # (B, 1)
+        p = sigma["btn_push"][c1, :, 1].astype(_WORK)  # (D, B)
+        q = sigma["bb_call"][c2, :, 1].astype(_WORK)
+        d1 = sigma["btn_draw"][c1].astype(_WORK, copy=False)  # (D, H+1, B, M)
+        d2 = sigma["bb_draw"][c2].astype(_WORK, copy=False)  # (D, B, M)
+        a = np.empty_like(d2)  # (D, B, M) button's expected showdown given the big blind's mask
+        for k, (g, wt) in enumerate(zip(self.groups, groups)):
+            a[:, :, g] = d1[:, k] @ wt.transpose(0, 2, 1)  # (D, B, M) @ (D, M, n_k)
+        a *= stacks
+        out = {"p": p, "q": q, "v2": np.einsum("dbm,dbm->db", d2, a), "q_bb_draw": -p[:, :, None] * a}
+        if button:
+            w2 = d2 * (q[:, :, None] * stacks)  # (D, B, M) big blind's reach times the stake
+            x = np.empty_like(d1)
+            for k, (g, wt) in enumerate(zip(self.groups, groups)):
+                x[:, k] = w2[:, :, g] @ wt  # (D, B, n_k) @ (D, n_k, M)
+            out["x"] = x
+        return out
+
+    def cfr_values(self, sigma: dict[str, np.ndarray], deals: np.ndarray, players=(0, 1)) -> dict[str, ClassSums]:
+        """Batch sums of counterfactual action values and own reach, per block of ``players``.
+
+        sigma: block name -> current strategy (C, *shape) float32 or float64; deals: (D, 4H) from
+        :meth:`sample_deals`. Returns block name -> :class:`ClassSums` (sparse rows, float64).
+        """
+        c1, c2, can1, can2, stub = self._columns(deals)
+        classes = (c1, c2)  # per player
+        sums = {b.name: (_Accumulator(classes[b.player], b.shape), b.player) for b in self.blocks if b.player in players}
+        for s in range(0, len(c1), self.chunk):
+            cut = slice(s, s + self.chunk)
+            groups = self._showdown_groups(can1[:, cut], can2[:, cut], stub[:, cut])
+            v = self._chunk_values(sigma, c1[cut], c2[cut], groups, button=0 in players)
+            ones = np.ones_like(v["p"])
+            for name, (q, reach) in self._block_values(v, ones).items():
+                if name in sums:
+                    acc, player = sums[name]
+                    acc.add(classes[player][cut], q, reach)
+        return {name: acc.result() for name, (acc, _) in sums.items()}
+
+    @staticmethod
+    def _block_values(v, ones) -> dict[str, tuple]:
+        """Block name -> (per-deal action values, per-deal own reach (D, B)) from :meth:`_chunk_values`."""
+        p, q, v2 = v["p"], v["q"], v["v2"]
+        out = {"bb_call": (np.stack([-p, -p * v2], axis=-1), ones), "bb_draw": (v["q_bb_draw"], q)}
+        if "x" in v:
+            out["btn_push"] = (np.stack([-0.5 * ones, q * v2 + (1 - q)], axis=-1), ones)
+            out["btn_draw"] = (v["x"], p)
+        return out
+
+    def deal_values(self, sigma: dict[str, np.ndarray], deals: np.ndarray) -> np.ndarray:
+        """(D, B) float64 button payoff of each deal when both players follow ``sigma`` (draws in expectation)."""
+        c1, c2, can1, can2, stub = self._columns(deals)
+        out = np.empty((len(c1), len(self.stacks)))
+        for s in range(0, len(c1), self.chunk):
+            cut = slice(s, s + self.chunk)
+            v = self._chunk_values(sigma, c1[cut], c2[cut], self._showdown_groups(can1[:, cut], can2[:, cut],
+                                                                               stub[:, cut]), button=False)
+            p, q, v2 = (v[key].astype(np.float64) for key in ("p", "q", "v2"))
+            out[cut] = -0.5 * (1 - p) + p * ((1 - q) + q * v2)
+        return out
+
+
+class _Accumulator:
+    """Float64 sums of per-deal rows by class over a batch, added chunk by chunk in a fixed order.
+
+    Within a chunk the deals are stably sorted by class and added run position by run position
+    (every class's first deal, then every second deal, ...): the same left-to-right order as
+    ``np.add.reduceat`` without its per-row cost when most classes occur once."""
+
+    def __init__(self, classes: np.ndarray, shape: tuple[int, ...]):
+        self.rows = np.unique(classes)  # (n,) sorted
+        self.q = np.zeros((len(self.rows), *shape))
+        self.reach = np.zeros((len(self.rows), shape[-2]))  # (n, B): the reach does not depend on k
+        self.shape = shape
+
+    def add(self, classes: np.ndarray, q: np.ndarray, reach: np.ndarray) -> None:
+        order = np.argsort(classes, kind="stable")  # (D,)
+        ordered = classes[order]
+        first = np.r_[True, ordered[1:] != ordered[:-1]]
+        run = np.cumsum(first) - 1  # (D,) run (class) of each sorted deal
+        position = np.arange(len(order)) - np.flatnonzero(first)[run]  # (D,) place within its run
+        at = np.searchsorted(self.rows, ordered)  # (D,) accumulator row of each sorted deal
+        for j in range(int(position.max(initial=-1)) + 1):
+            sel = position == j  # at most one deal per class: no repeated index below
+            self.q[at[sel]] += q[order[sel]]
+            self.reach[at[sel]] += reach[order[sel]]
+
+    def result(self) -> ClassSums:
+        reach = np.broadcast_to(self.reach.reshape(len(self.rows), *(1,) * (len(self.shape) - 2), -1),
+                                (len(self.rows), *self.shape[:-1]))
+        return ClassSums(self.rows, self.q, np.ascontiguousarray(reach))
