@@ -160,7 +160,8 @@ class SampledDraw27:
         """
         c1, c2, can1, can2, stub = self._columns(deals)
         classes = (c1, c2)  # per player
-        sums = {b.name: (_Accumulator(classes[b.player], b.shape), b.player) for b in self.blocks if b.player in players}
+        sums = {b.name: (_Accumulator(classes[b.player], b.shape), b.player)
+                for b in self.blocks if b.player in players}
         for s in range(0, len(c1), self.chunk):
             cut = slice(s, s + self.chunk)
             groups = self._showdown_groups(can1[:, cut], can2[:, cut], stub[:, cut])
