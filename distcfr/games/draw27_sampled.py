@@ -26,6 +26,7 @@ from distcfr.games.hand_classes import HandClasses
 _WORK = np.float32  # sigma gathers and per-deal products; class sums are float64
 _CHUNK_FLOATS = 1 << 19  # per-deal temporaries of one chunk of deals: cache-sized
 _MAX_CHUNK = 2048  # deals per chunk at most (for one stack)
+_SHOWDOWN_CHUNK = 2048  # deals whose rank lookups and showdown signs are computed together
 
 
 @dataclasses.dataclass(frozen=True)
@@ -66,7 +67,10 @@ class SampledDraw27:
                        Block("bb_call", 1, (b, 2), 2), Block("bb_draw", 1, (b, m), m))
         self.mask_size = np.array([bin(x).count("1") for x in range(m)])  # (M,) cards drawn per mask
         self.keep = ((np.arange(m)[None, :] >> np.arange(h)[:, None]) & 1 == 0).astype(np.int32)  # (H, M)
-        self.groups = [np.flatnonzero(self.mask_size == k) for k in range(h + 1)]  # masks drawing k cards
+        self.order = np.argsort(self.mask_size, kind="stable")  # (M,) masks by draw count: groups k = 0..H
+        self.rank = np.argsort(self.order)  # (M,) place of each mask in that order
+        ends = np.cumsum(np.bincount(self.mask_size))
+        self.bounds = list(zip(ends - np.bincount(self.mask_size), ends))  # [lo, hi) of each group k
         self.chunk = int(np.clip(_CHUNK_FLOATS // ((h + 1) * b * m), 16, _MAX_CHUNK))
 
     @property
@@ -108,47 +112,51 @@ class SampledDraw27:
         c2, can2 = self.classes.classify_columns(cols[h:2 * h])
         return c1, c2, can1, can2, cols[2 * h:]
 
-    def _showdown_groups(self, can1, can2, stub) -> list[np.ndarray]:
-        """Per BB draw count k, (D, n_k, M) float32 [deal, BB mask of k cards, button mask]: +1 when the
-        button's final hand is lower (wins), 0 on a tie, -1 when it loses."""
+    def _showdown(self, can1, can2, stub) -> np.ndarray:
+        """(D, M, M) float32 Wt[deal, big blind mask in draw-count order (``self.order``), button mask]:
+        +1 when the button's final hand is lower (wins), 0 on a tie, -1 when it loses."""
         h = self.hand
         kept1 = self.keep.T @ CARD_KEYS.take(can1)  # (M, D) int32 key of the kept cards per mask
-        kept2 = self.keep.T @ CARD_KEYS.take(can2)
+        kept2 = self.keep.T[self.order] @ CARD_KEYS.take(can2)  # (M, D) big blind masks in draw-count order
         prefix = np.zeros((2 * h + 1, stub.shape[1]), dtype=np.int32)  # (2H+1, D) keys of stub[0:i]
         np.cumsum(CARD_KEYS.take(stub), axis=0, out=prefix[1:])
-        rank2 = rank_of_keys(kept2 + prefix[self.mask_size], dtype=np.int16).T.astype(_WORK, order="C")  # (D, M)
+        rank2 = rank_of_keys(kept2 + prefix[self.mask_size[self.order]], dtype=np.int16).T.copy()  # (D, M)
         k = np.arange(h + 1)[:, None]  # (H+1, 1): the big blind's draw count
         drawn1 = prefix[k + self.mask_size] - prefix[k[:, 0]][:, None]  # (H+1, M, D): stub[k:k+|m1|]
-        rank1 = rank_of_keys(kept1 + drawn1, dtype=np.int16).transpose(2, 0, 1).astype(_WORK, order="C")  # (D, H+1, M)
-        return [np.sign(rank2[:, g, None] - rank1[:, kk, None, :]) for kk, g in enumerate(self.groups)]
+        rank1 = rank_of_keys(kept1 + drawn1, dtype=np.int16).transpose(2, 0, 1).copy()  # (D, H+1, M)
+        diff = np.empty((stub.shape[1], self.n_masks, self.n_masks), dtype=np.int16)  # ranks < 2**13: no overflow
+        for kk, (lo, hi) in enumerate(self.bounds):
+            np.subtract(rank2[:, lo:hi, None], rank1[:, kk, None, :], out=diff[:, lo:hi])
+        np.clip(diff, -1, 1, out=diff)  # the sign of integer differences
+        return diff.astype(_WORK)
 
     def showdown_matrix(self, deals: np.ndarray) -> np.ndarray:
         """(D, M, M) int8 W[deal, m1 (button mask), m2 (big blind mask)]: +1 button wins, 0, -1."""
         _, _, can1, can2, stub = self._columns(deals)
-        w = np.empty((len(stub[0]), self.n_masks, self.n_masks), dtype=np.int8)
-        for g, wt in zip(self.groups, self._showdown_groups(can1, can2, stub)):
-            w[:, :, g] = wt.transpose(0, 2, 1)
+        w = np.empty((stub.shape[1], self.n_masks, self.n_masks), dtype=np.int8)
+        w[:, :, self.order] = self._showdown(can1, can2, stub).transpose(0, 2, 1)
         return w
 
     # ---- values -----------------------------------------------------------------------------------
-    def _chunk_values(self, sigma, c1, c2, groups, button: bool) -> dict[str, np.ndarray]:
+    def _chunk_values(self, sigma, c1, c2, wt, button: bool) -> dict[str, np.ndarray]:
         """Per-deal values of one chunk: p, q, v2 (D, B) and, for the big blind, q_bb_draw (D, B, M)
-        (its counterfactual values); with ``button`` also x (D, H+1, B, M), the button's draw values."""
+        (its counterfactual values); with ``button`` also x (D, H+1, B, M), the button's draw values.
+        Products are per draw-count group k of big blind masks: batched matmuls over the deals."""
         stacks = self.stacks.astype(_WORK)[:, None]  # (B, 1)
         p = sigma["btn_push"][c1, :, 1].astype(_WORK)  # (D, B)
         q = sigma["bb_call"][c2, :, 1].astype(_WORK)
         d1 = sigma["btn_draw"][c1].astype(_WORK, copy=False)  # (D, H+1, B, M)
-        d2 = sigma["bb_draw"][c2].astype(_WORK, copy=False)  # (D, B, M)
+        d2 = sigma["bb_draw"][c2][:, :, self.order].astype(_WORK, copy=False)  # (D, B, M) draw-count order
         a = np.empty_like(d2)  # (D, B, M) button's expected showdown given the big blind's mask
-        for k, (g, wt) in enumerate(zip(self.groups, groups)):
-            a[:, :, g] = d1[:, k] @ wt.transpose(0, 2, 1)  # (D, B, M) @ (D, M, n_k)
+        for k, (lo, hi) in enumerate(self.bounds):
+            np.matmul(d1[:, k], wt[:, lo:hi].transpose(0, 2, 1), out=a[:, :, lo:hi])  # (D, B, M) @ (D, M, n_k)
         a *= stacks
-        out = {"p": p, "q": q, "v2": np.einsum("dbm,dbm->db", d2, a), "q_bb_draw": -p[:, :, None] * a}
+        out = {"p": p, "q": q, "v2": np.einsum("dbm,dbm->db", d2, a), "q_bb_draw": -p[:, :, None] * a[:, :, self.rank]}
         if button:
             w2 = d2 * (q[:, :, None] * stacks)  # (D, B, M) big blind's reach times the stake
             x = np.empty_like(d1)
-            for k, (g, wt) in enumerate(zip(self.groups, groups)):
-                x[:, k] = w2[:, :, g] @ wt  # (D, B, n_k) @ (D, n_k, M)
+            for k, (lo, hi) in enumerate(self.bounds):
+                np.matmul(w2[:, :, lo:hi], wt[:, lo:hi], out=x[:, k])  # (D, B, n_k) @ (D, n_k, M)
             out["x"] = x
         return out
 
@@ -159,19 +167,28 @@ class SampledDraw27:
         :meth:`sample_deals`. Returns block name -> :class:`ClassSums` (sparse rows, float64).
         """
         c1, c2, can1, can2, stub = self._columns(deals)
+        order = np.argsort(c1 if 0 in players else c2, kind="stable")  # the larger tables come out in class order
+        c1, c2, can1, can2, stub = c1[order], c2[order], can1[:, order], can2[:, order], stub[:, order]
         classes = (c1, c2)  # per player
         sums = {b.name: (_Accumulator(classes[b.player], b.shape), b.player)
                 for b in self.blocks if b.player in players}
-        for s in range(0, len(c1), self.chunk):
-            cut = slice(s, s + self.chunk)
-            groups = self._showdown_groups(can1[:, cut], can2[:, cut], stub[:, cut])
-            v = self._chunk_values(sigma, c1[cut], c2[cut], groups, button=0 in players)
+        for cut, wt in self._chunks(can1, can2, stub):
+            v = self._chunk_values(sigma, c1[cut], c2[cut], wt, button=0 in players)
             ones = np.ones_like(v["p"])
             for name, (q, reach) in self._block_values(v, ones).items():
                 if name in sums:
                     acc, player = sums[name]
                     acc.add(classes[player][cut], q, reach)
         return {name: acc.result() for name, (acc, _) in sums.items()}
+
+    def _chunks(self, can1, can2, stub):
+        """(deal slice, showdown signs Wt of those deals) per chunk: signs computed ``_SHOWDOWN_CHUNK`` deals at
+        a time, products ``self.chunk`` at a time (their temporaries grow with the stacks)."""
+        for s in range(0, can1.shape[1], _SHOWDOWN_CHUNK):
+            big = slice(s, s + _SHOWDOWN_CHUNK)
+            wt = self._showdown(can1[:, big], can2[:, big], stub[:, big])
+            for t in range(0, len(wt), self.chunk):
+                yield slice(s + t, s + min(len(wt), t + self.chunk)), wt[t:t + self.chunk]
 
     @staticmethod
     def _block_values(v, ones) -> dict[str, tuple]:
@@ -187,10 +204,8 @@ class SampledDraw27:
         """(D, B) float64 button payoff of each deal when both players follow ``sigma`` (draws in expectation)."""
         c1, c2, can1, can2, stub = self._columns(deals)
         out = np.empty((len(c1), len(self.stacks)))
-        for s in range(0, len(c1), self.chunk):
-            cut = slice(s, s + self.chunk)
-            v = self._chunk_values(sigma, c1[cut], c2[cut], self._showdown_groups(can1[:, cut], can2[:, cut],
-                                                                               stub[:, cut]), button=False)
+        for cut, wt in self._chunks(can1, can2, stub):
+            v = self._chunk_values(sigma, c1[cut], c2[cut], wt, button=False)
             p, q, v2 = (v[key].astype(np.float64) for key in ("p", "q", "v2"))
             out[cut] = -0.5 * (1 - p) + p * ((1 - q) + q * v2)
         return out
@@ -199,27 +214,43 @@ class SampledDraw27:
 class _Accumulator:
     """Float64 sums of per-deal rows by class over a batch, added chunk by chunk in a fixed order.
 
-    Within a chunk the deals are stably sorted by class and added run position by run position
-    (every class's first deal, then every second deal, ...): the same left-to-right order as
-    ``np.add.reduceat`` without its per-row cost when most classes occur once."""
+    Within a chunk the deals are stably sorted by class and added run position by run position (every
+    class's first deal, then every second deal, ...): the left-to-right order of ``np.add.reduceat``
+    without its per-row cost when most classes occur once. A row's first value is stored, not added."""
 
     def __init__(self, classes: np.ndarray, shape: tuple[int, ...]):
         self.rows = np.unique(classes)  # (n,) sorted
-        self.q = np.zeros((len(self.rows), *shape))
-        self.reach = np.zeros((len(self.rows), shape[-2]))  # (n, B): the reach does not depend on k
+        self.q = np.empty((len(self.rows), *shape))
+        self.reach = np.empty((len(self.rows), shape[-2]))  # (n, B): the reach does not depend on k
+        self.touched = np.zeros(len(self.rows), dtype=bool)
         self.shape = shape
 
     def add(self, classes: np.ndarray, q: np.ndarray, reach: np.ndarray) -> None:
-        order = np.argsort(classes, kind="stable")  # (D,)
-        ordered = classes[order]
+        """Add per-deal rows q (D, *shape), reach (D, B) of deals of classes (D,)."""
+        at = np.searchsorted(self.rows, classes)  # (D,) accumulator row of each deal
+        if (np.diff(at) > 0).all():  # sorted, each class once: rows in deal order
+            self._put(at, q, reach)
+            return
+        order = np.argsort(at, kind="stable")
+        ordered = at[order]
         first = np.r_[True, ordered[1:] != ordered[:-1]]
         run = np.cumsum(first) - 1  # (D,) run (class) of each sorted deal
         position = np.arange(len(order)) - np.flatnonzero(first)[run]  # (D,) place within its run
-        at = np.searchsorted(self.rows, ordered)  # (D,) accumulator row of each sorted deal
-        for j in range(int(position.max(initial=-1)) + 1):
-            sel = position == j  # at most one deal per class: no repeated index below
-            self.q[at[sel]] += q[order[sel]]
-            self.reach[at[sel]] += reach[order[sel]]
+        for j in range(int(position.max()) + 1):
+            sel = position == j  # at most one deal per class
+            self._put(ordered[sel], q[order[sel]], reach[order[sel]])
+
+    def _put(self, at: np.ndarray, q: np.ndarray, reach: np.ndarray) -> None:
+        """Store or add rows for distinct accumulator rows ``at`` (ascending)."""
+        fresh = ~self.touched[at]
+        if fresh.all():
+            where = slice(at[0], at[-1] + 1) if at[-1] - at[0] == len(at) - 1 else at  # a slice: no gather
+            self.q[where], self.reach[where] = q, reach
+        else:
+            self.q[at[fresh]], self.reach[at[fresh]] = q[fresh], reach[fresh]
+            self.q[at[~fresh]] += q[~fresh]
+            self.reach[at[~fresh]] += reach[~fresh]
+        self.touched[at] = True
 
     def result(self) -> ClassSums:
         reach = np.broadcast_to(self.reach.reshape(len(self.rows), *(1,) * (len(self.shape) - 2), -1),
