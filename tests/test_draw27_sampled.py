@@ -243,3 +243,24 @@ def test_to_exact_strategy_keeps_the_strategy(small_solves):
         assert np.allclose(probs[:, layout.label_index[f"{label}|ac"], e], avg["bb_draw"][c])
         assert np.allclose(probs[:, layout.label_index[f"{label}|ac1"], e], avg["btn_draw"][c, 1])
         assert np.allclose(probs[:, layout.label_index[f"{label}|"], :2], avg["btn_push"][c])
+
+
+def test_batch_sums_add_up_across_chunks():
+    """Many stacks make small chunks; a small deck repeats classes: one batch = the sum of its parts."""
+    game = SampledDraw27(6, 2, 2, stacks=tuple(np.arange(1, 20.001, 0.5)))
+    assert game.chunk < 1500
+    sigma = random_sigma(game, np.random.default_rng(5))
+    deals = game.sample_deals(2, 0, 1, 5000)
+    whole = game.cfr_values(sigma, deals)
+    again = game.cfr_values(sigma, deals)
+    for name, sums in whole.items():
+        assert sums.q.tobytes() == again[name].q.tobytes()
+        q = np.zeros((game.n_classes, *game.block(name).shape))
+        reach = np.zeros((game.n_classes, *game.block(name).shape[:-1]))
+        for part in np.array_split(deals, 10):
+            got = game.cfr_values(sigma, part)[name]
+            q[got.rows] += got.q
+            reach[got.rows] += got.reach
+        assert np.array_equal(sums.rows, np.flatnonzero(reach.any(tuple(range(1, reach.ndim)))))
+        np.testing.assert_allclose(sums.q, q[sums.rows], rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(sums.reach, reach[sums.rows], rtol=1e-12)

@@ -27,6 +27,7 @@ _WORK = np.float32  # sigma gathers and per-deal products; class sums are float6
 _CHUNK_FLOATS = 1 << 19  # per-deal temporaries of one chunk of deals: cache-sized
 _MAX_CHUNK = 2048  # deals per chunk at most (for one stack)
 _SHOWDOWN_CHUNK = 2048  # deals whose rank lookups and showdown signs are computed together
+_LONG_RUNS = 8  # mean deals per class in a chunk from which class sums use np.add.reduceat
 
 
 @dataclasses.dataclass(frozen=True)
@@ -214,9 +215,10 @@ class SampledDraw27:
 class _Accumulator:
     """Float64 sums of per-deal rows by class over a batch, added chunk by chunk in a fixed order.
 
-    Within a chunk the deals are stably sorted by class and added run position by run position (every
-    class's first deal, then every second deal, ...): the left-to-right order of ``np.add.reduceat``
-    without its per-row cost when most classes occur once. A row's first value is stored, not added."""
+    Within a chunk the deals are stably sorted by class and summed per class with ``np.add.reduceat``
+    when classes repeat a lot, else run position by run position (every class's first deal, then every
+    second, ...), which avoids reduceat's per-row cost when most classes occur once. A row's first
+    value is stored, not added. Every choice depends on the data only: results are reproducible."""
 
     def __init__(self, classes: np.ndarray, shape: tuple[int, ...]):
         self.rows = np.unique(classes)  # (n,) sorted
@@ -234,8 +236,12 @@ class _Accumulator:
         order = np.argsort(at, kind="stable")
         ordered = at[order]
         first = np.r_[True, ordered[1:] != ordered[:-1]]
-        run = np.cumsum(first) - 1  # (D,) run (class) of each sorted deal
-        position = np.arange(len(order)) - np.flatnonzero(first)[run]  # (D,) place within its run
+        starts = np.flatnonzero(first)
+        if len(starts) * _LONG_RUNS <= len(at):  # long runs: one reduceat
+            self._put(ordered[starts], np.add.reduceat(q[order], starts, axis=0, dtype=np.float64),
+                      np.add.reduceat(reach[order], starts, axis=0, dtype=np.float64))
+            return
+        position = np.arange(len(order)) - starts[np.cumsum(first) - 1]  # (D,) place within its run
         for j in range(int(position.max()) + 1):
             sel = position == j  # at most one deal per class
             self._put(ordered[sel], q[order[sel]], reach[order[sel]])
