@@ -148,11 +148,11 @@ class SampledDraw27:
         q = sigma["bb_call"][c2, :, 1].astype(_WORK)
         d1 = sigma["btn_draw"][c1].astype(_WORK, copy=False)  # (D, H+1, B, M)
         d2 = sigma["bb_draw"][c2][:, :, self.order].astype(_WORK, copy=False)  # (D, B, M) draw-count order
-        a = np.empty_like(d2)  # (D, B, M) button's expected showdown given the big blind's mask
+        a = np.empty_like(d2)  # (D, B, M) button's expected showdown per unit stake given the big blind's mask
         for k, (lo, hi) in enumerate(self.bounds):
             np.matmul(d1[:, k], wt[:, lo:hi].transpose(0, 2, 1), out=a[:, :, lo:hi])  # (D, B, M) @ (D, M, n_k)
-        a *= stacks
-        out = {"p": p, "q": q, "v2": np.einsum("dbm,dbm->db", d2, a), "q_bb_draw": -p[:, :, None] * a[:, :, self.rank]}
+        v2 = np.einsum("dbm,dbm->db", d2, a) * stacks[:, 0]  # (D, B) button's value once called
+        out = {"p": p, "q": q, "v2": v2, "q_bb_draw": -(p * stacks[:, 0])[:, :, None] * a[:, :, self.rank]}
         if button:
             w2 = d2 * (q[:, :, None] * stacks)  # (D, B, M) big blind's reach times the stake
             x = np.empty_like(d1)

@@ -32,6 +32,8 @@ def solve_sampled(ranks: int, suits: int, hand: int, stacks, iterations: int, ba
     Each iteration updates the button on ``batch`` deals of stream (seed, 0, 2t), then the big blind
     on deals (seed, 0, 2t + 1), each against the other's current strategy (alternating updates).
     """
+    if rule not in RULES:
+        raise ValueError(f"rule must be one of {sorted(RULES)}, not {rule!r}")
     game = SampledDraw27(ranks, suits, hand, stacks)
     weight = RULES[rule]
     regrets = {b.name: np.zeros((game.n_classes, *b.shape)) for b in game.blocks}
