@@ -51,10 +51,11 @@ def test_showdown_matrix_matches_brute_force(ranks, suits, hand):
         assert np.array_equal(w[d], brute_w(game, deals[d].tolist())), d
 
 
-def random_sigma(game: SampledDraw27, rng) -> dict:
+def random_sigma(game: SampledDraw27, rng, dtype=np.float64) -> dict:
     out = {}
     for b in game.blocks:
-        x = rng.random((game.n_classes, *b.shape)) ** 3
+        x = rng.random((game.n_classes, *b.shape), dtype=dtype)
+        x *= x  # skewed, never exactly 0
         out[b.name] = x / x.sum(-1, keepdims=True)
     return out
 
@@ -148,7 +149,7 @@ def test_deals_are_valid_uniform_and_reproducible():
 
 
 def test_cfr_values_bitwise_reproducible(full):
-    sigma = {k: v.astype(np.float32) for k, v in random_sigma(full, np.random.default_rng(2)).items()}
+    sigma = random_sigma(full, np.random.default_rng(2), np.float32)
     a = full.cfr_values(sigma, full.sample_deals(3, 1, 8, 3000))
     b = full.cfr_values(sigma, full.sample_deals(3, 1, 8, 3000))
     for name in a:
@@ -221,6 +222,15 @@ def test_sampled_lcfr_exploitability_falls(small_solves):
     _, out = small_solves
     few, many = out[600][1], out[120_000][1]
     assert (many < few / 3).all(), (few, many)
+
+
+def test_vanilla_cfr_rule_converges_too(small_solves):
+    game, out = small_solves
+    avg = solve_sampled(6, 2, 2, (2.0, 5.0), 150, 400, seed=4, rule="cfr")
+    exact = Strategy(*to_exact_strategy(game, avg)).exploitability_per_variant()
+    assert (exact < out[600][1] / 3).all()
+    with pytest.raises(ValueError):
+        solve_sampled(6, 2, 2, (2.0,), 1, 10, seed=0, rule="dcfr")
 
 
 def test_bracket_contains_exact_exploitability(small_solves):

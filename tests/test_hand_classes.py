@@ -85,7 +85,7 @@ def test_classify_speed(full):
     """At least a million hands a second (measured ~5M/s; a loose bound so a loaded machine passes)."""
     import time
 
-    hands = np.argsort(np.random.default_rng(0).random((200_000, 52)), axis=1)[:, :5]
-    start = time.perf_counter()
+    hands = np.random.default_rng(0).random((200_000, 52)).argpartition(5, axis=1)[:, :5]
+    start = time.process_time()
     full.classify(hands)
-    assert time.perf_counter() - start < 0.2
+    assert time.process_time() - start < 0.2
