@@ -25,8 +25,8 @@ from distcfr.games.hand_classes import HandClasses
 
 _WORK = np.float32  # sigma gathers and per-deal products; class sums are float64
 _CHUNK_FLOATS = 1 << 19  # per-deal temporaries of one chunk of deals: cache-sized
-_MAX_CHUNK = 2048  # deals per chunk at most (for one stack)
-_SHOWDOWN_CHUNK = 2048  # deals whose rank lookups and showdown signs are computed together
+_MAX_CHUNK = 512  # deals per chunk at most (for one stack)
+_SHOWDOWN_CHUNK = 512  # deals whose rank lookups and showdown signs are computed together
 _LONG_RUNS = 8  # mean deals per class in a chunk from which class sums use np.add.reduceat
 
 
@@ -168,18 +168,22 @@ class SampledDraw27:
         :meth:`sample_deals`. Returns block name -> :class:`ClassSums` (sparse rows, float64).
         """
         c1, c2, can1, can2, stub = self._columns(deals)
-        order = np.argsort(c1 if 0 in players else c2, kind="stable")  # the larger tables come out in class order
+        first = 0 if 0 in players else 1  # deals sorted by this player's class: its sums are added chunk by chunk
+        order = np.argsort((c1, c2)[first], kind="stable")
         c1, c2, can1, can2, stub = c1[order], c2[order], can1[:, order], can2[:, order], stub[:, order]
         classes = (c1, c2)  # per player
         sums = {b.name: (_Accumulator(classes[b.player], b.shape), b.player)
                 for b in self.blocks if b.player in players}
+        later: dict[str, list] = {}  # the other player's (smaller) per-deal values, summed once at the end
         for cut, wt in self._chunks(can1, can2, stub):
             v = self._chunk_values(sigma, c1[cut], c2[cut], wt, button=0 in players)
-            ones = np.ones_like(v["p"])
-            for name, (q, reach) in self._block_values(v, ones).items():
-                if name in sums:
-                    acc, player = sums[name]
-                    acc.add(classes[player][cut], q, reach)
+            for name, (q, reach) in self._block_values(v, np.ones_like(v["p"])).items():
+                if name in sums and sums[name][1] == first:
+                    sums[name][0].add(classes[first][cut], q, reach)
+                elif name in sums:
+                    later.setdefault(name, []).append((q, reach))
+        for name, parts in later.items():
+            sums[name][0].add(classes[1 - first], *(np.concatenate(x) for x in zip(*parts)))
         return {name: acc.result() for name, (acc, _) in sums.items()}
 
     def _chunks(self, can1, can2, stub):
