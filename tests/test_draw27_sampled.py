@@ -213,8 +213,8 @@ def small_solves():
     out = {}
     for iterations, batch in [(20, 30), (300, 400)]:
         avg = solve_sampled(6, 2, 2, (2.0, 5.0), iterations, batch, seed=4)
-        layout, probs = to_exact_strategy(game, avg)
-        out[iterations * batch] = (avg, Strategy(layout, probs).exploitability_per_variant())
+        exact = Strategy(*to_exact_strategy(game, avg))
+        out[iterations * batch] = (avg, exact.exploitability_per_variant(), exact.value_per_variant)
     return game, out
 
 
@@ -235,9 +235,10 @@ def test_vanilla_cfr_rule_converges_too(small_solves):
 
 def test_bracket_contains_exact_exploitability(small_solves):
     game, out = small_solves
-    for avg, exact in out.values():
+    for avg, exact, value in out.values():
         br = exploitability_bracket(game, avg, seed=99, n=20000)
         assert (br.low - Z * br.low_se <= exact).all() and (exact <= br.high + Z * br.high_se).all(), (br, exact)
+        assert (np.abs(br.value - value) <= Z * br.value_se).all(), (br.value, value)
         assert br.visits[0][0] > 0 and br.visits[1][1] > 100
 
 
