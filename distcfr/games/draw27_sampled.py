@@ -21,6 +21,7 @@ import dataclasses
 import numpy as np
 
 from distcfr.cards import CARD_KEYS, rank_of_keys
+from distcfr.errors import BadParameter
 from distcfr.games.hand_classes import HandClasses
 
 _WORK = np.float32  # sigma gathers and per-deal products; class sums are float64
@@ -58,7 +59,7 @@ class SampledDraw27:
 
     def __init__(self, ranks: int = 13, suits: int = 4, hand: int = 5, stacks=(3.0,)):
         if ranks * suits < 4 * hand:
-            raise ValueError(f"a deck of {ranks * suits} cards is too small for {hand}-card hands and two full draws")
+            raise BadParameter(f"a deck of {ranks * suits} cards is too small for {hand}-card hands and two full draws")
         self.classes = HandClasses(ranks, suits, hand)
         self.ranks, self.suits, self.hand = ranks, suits, hand
         self.stacks = np.asarray(stacks, dtype=np.float64).reshape(-1)  # (B,)
