@@ -51,17 +51,15 @@ def solve_sampled(ranks: int, suits: int, hand: int, stacks, iterations: int, ba
 
 # ---- the exact game ------------------------------------------------------------------------------------
 def exact_layout(game: SampledDraw27):
-    """The exact ``draw27`` game of the same configuration and its infoset layout (the one place that
-    imports the exact engine)."""
-    import distcfr
+    """The infoset layout of the exact ``draw27`` game of the same configuration (the one place that
+    uses the exact engine)."""
+    from distcfr.games.draw27 import Draw27
     from distcfr.solve.layout import Layout
 
-    stacks = ",".join(f"{s:g}" for s in game.stacks)
-    if len(game.stacks) > 1:
-        step = game.stacks[1] - game.stacks[0]
-        stacks = f"{game.stacks[0]:g}:{game.stacks[-1]:g}:{step:g}"
-    spec = f"draw27(ranks={game.ranks},suits={game.suits},hand={game.hand},stacks={stacks})"
-    return Layout(distcfr.load_game(spec))
+    exact = Draw27(Draw27.Params(ranks=game.ranks, suits=game.suits, hand=game.hand,
+                                 stacks=tuple(float(s) for s in game.stacks)))
+    exact.validate()
+    return Layout(exact)
 
 
 def exact_masks(game: SampledDraw27, hands: np.ndarray) -> np.ndarray:
