@@ -3,17 +3,13 @@ import math
 
 import numpy as np
 import pytest
+from reference_sampled import solve_sampled
 
 from distcfr.cards import lowball27_rank, parse
+from distcfr.evaluate.sampled import exact_masks, exploitability_bracket, to_exact_strategy
+from distcfr.evaluate.strategy import Strategy
 from distcfr.games.draw27_sampled import SampledDraw27
-from distcfr.games.draw27_sampled_solve import (
-    exact_masks,
-    exploitability_bracket,
-    solve_sampled,
-    to_exact_strategy,
-)
 from distcfr.games.draw_equity import showdown_equity
-from distcfr.strategy import Strategy
 
 Z = 4.5  # tolerance in standard errors for sampled means (fixed seeds: a failure is a real shift)
 
