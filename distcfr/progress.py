@@ -9,7 +9,7 @@ import time
 
 class Progress:
     def __init__(self, total: int | None, enabled: bool = True, stream=None, log_every: float = 10.0):
-        self.stream = stream or sys.stderr
+        self._stream = stream
         self.enabled = enabled
         self.redraw = enabled and self.stream.isatty()
         self.interval = 0.1 if self.redraw else log_every
@@ -17,6 +17,10 @@ class Progress:
         self.start = time.perf_counter()
         self.last_draw = self.start
         self.exploitability: float | None = None
+
+    @property
+    def stream(self):
+        return self._stream or sys.stderr  # looked up each time: a stop may re-point sys.stderr
 
     def update(self, iteration: int, done_now: int, exploitability: float | None = None, extra: str = "") -> None:
         """Report (at most every ``interval`` seconds; on a terminal also when a new

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -32,6 +33,7 @@ from distcfr.solve.run import RunPlan, run
 from distcfr.solve.solver import Solver
 
 DEFAULT_GAME = "leduc"
+RELEASE_SECONDS = 3.0  # after Ctrl-C/SIGTERM, how long Ray may take to stop before the process just ends
 _positive_int = whole_number(1, "positive")
 _non_negative_int = whole_number(0, "0 (in-process) or more")
 
@@ -131,12 +133,12 @@ class _Launcher:
     estimate, then starts the shards. Remembers whether it started Ray."""
 
     def __init__(self, args):
-        self.args, self.started_ray, self.memory = args, False, None
+        self.args, self.started_ray, self.memory, self.workers = args, False, None, 0
 
     def __call__(self, layout, n_shards):
         from distcfr.dist.launch import make_shards, resolve_workers
 
-        workers = resolve_workers(layout, n_shards, self.args.workers, self.args.address)
+        self.workers = workers = resolve_workers(layout, n_shards, self.args.workers, self.args.address)
         self.memory = estimate(layout, n_shards, workers)
         available = available_bytes()
         if not self.args.quiet:
@@ -168,7 +170,7 @@ def solve_command(args) -> dict:
     plan = RunPlan(args.iterations, target, args.eval_every, evaluate=not args.quiet or bool(args.plot),
                    checkpoint=args.checkpoint and Path(args.checkpoint), checkpoint_every=args.checkpoint_every)
     launcher = _Launcher(args)
-    solver = None
+    solver, summary = None, {}
     try:
         if checkpoint:
             solver = Solver.from_checkpoint(checkpoint, shard_set=launcher)
@@ -176,18 +178,29 @@ def solve_command(args) -> dict:
             solver = Solver(game, algorithm=args.algorithm or AUTO, updates=args.updates or "alternating",
                             shards=args.shards, shard_set=launcher,
                             **{name: getattr(args, name) for name in _rule_params()})
-        return _solve(args, game, solver, plan, launcher)
+        summary = _solve(args, game, solver, plan, launcher)
+        return summary
     finally:
-        if solver is not None:
-            solver.close()
-        if launcher.started_ray:
-            from distcfr.dist.runtime import shutdown
+        _release(solver, launcher, summary.get("interrupted", False))
 
-            shutdown()
+
+def _release(solver: Solver | None, launcher: _Launcher, interrupted: bool) -> None:
+    """Stop the workers (and the embedded Ray). After a stop request on Ray, give it a few
+    seconds: if the signal reached Ray's processes too, end this process now, files saved."""
+    close = solver.close if solver is not None else (lambda: None)
+    if not launcher.workers:
+        close()
+        return
+    from distcfr.dist.runtime import release
+
+    if not release(close, launcher.started_ray, RELEASE_SECONDS if interrupted else None):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(130)
 
 
 def _solve(args, game, solver: Solver, plan: RunPlan, launcher: _Launcher) -> dict:
-    where = solver.shards.describe()
+    where = solver.describe()
     extra = f"  {where['workers']} workers on {where['nodes']} node(s)" if where["workers"] else ""
     progress = Progress(args.iterations, enabled=not args.quiet)
     first = solver.iteration
@@ -195,7 +208,10 @@ def _solve(args, game, solver: Solver, plan: RunPlan, launcher: _Launcher) -> di
     def after_iteration(s, expl):
         progress.update(s.iteration, s.iteration - first, expl, extra)
 
-    result = run(solver, plan, after_iteration)
+    on_stop = None
+    if where["workers"]:
+        from distcfr.dist.runtime import silence_ray_logs as on_stop
+    result = run(solver, plan, after_iteration, on_stop=on_stop)
     progress.close()
     strategy = solver.average_strategy()
     if result.interrupted and where["workers"]:

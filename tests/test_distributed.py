@@ -37,6 +37,7 @@ def local_run(spec, shards, iterations, algorithm="dcfr") -> bytes:
 
 
 @pytest.mark.parametrize("spec", ["leduc", SEED_GAME])
+@pytest.mark.slow
 def test_strategy_files_bitwise_equal_on_0_1_2_3_workers(ray_local, tmp_path, spec):
     files = [train(tmp_path, f"w{w}", "--game", spec, "--workers", str(w), "--shards", "4",
                    "--iterations", "25") for w in (0, 1, 2, 3)]
@@ -70,6 +71,7 @@ class KillBefore:
         return call
 
 
+@pytest.mark.slow
 def test_killed_actor_is_restarted_and_result_is_bitwise_the_same(ray_local):
     from distcfr.dist.ray_shards import RayShards
 
@@ -90,6 +92,7 @@ def test_killed_actor_is_restarted_and_result_is_bitwise_the_same(ray_local):
         solver.close()
 
 
+@pytest.mark.slow
 def test_two_node_cluster_spreads_actors_and_survives_losing_a_node(tmp_path):
     import ray
     from ray.cluster_utils import Cluster
@@ -229,6 +232,7 @@ def ray_head():
         shutil.rmtree(temp, ignore_errors=True)
 
 
+@pytest.mark.slow
 def test_cli_on_a_real_ray_start_head(ray_head, tmp_path):
     port, env = ray_head
     out, summary = tmp_path / "c.msgpack", tmp_path / "c.json"
@@ -311,6 +315,7 @@ def test_address_that_is_not_a_ray_head_is_one_line_quickly(tmp_path, capsys, be
     assert not (tmp_path / "k.msgpack").exists()
 
 
+@pytest.mark.slow
 def test_wrong_or_missing_token_is_one_line_quickly(ray_head, tmp_path):
     port, env = ray_head
     address = f"127.0.0.1:{port}"
@@ -338,6 +343,7 @@ def test_wrong_or_missing_token_is_one_line_quickly(ray_head, tmp_path):
     assert not (tmp_path / "w.msgpack").exists()
 
 
+@pytest.mark.slow
 def test_killed_driver_loses_at_most_checkpoint_every(tmp_path):
     ckpt, out = tmp_path / "k.ckpt", tmp_path / "k.msgpack"
     argv = ["--game", "leduc", "--algorithm", "dcfr", "--iterations", "3000", "--workers", "0",
@@ -359,6 +365,7 @@ def test_killed_driver_loses_at_most_checkpoint_every(tmp_path):
     assert out.read_bytes() == expected.read_bytes()
 
 
+@pytest.mark.slow
 def test_sigterm_saves_a_checkpoint_and_exits(tmp_path):
     ckpt, out = tmp_path / "t.ckpt", tmp_path / "t.msgpack"
     driver = subprocess.Popen([*TRAIN, "--game", "leduc", "--iterations", "200000", "--workers", "0",
@@ -373,6 +380,7 @@ def test_sigterm_saves_a_checkpoint_and_exits(tmp_path):
     assert msgpack.unpackb(out.read_bytes())["iterations"] == saved  # the strategy of the same iteration
 
 
+@pytest.mark.slow
 def test_embedded_ray_ignores_a_cluster_address_left_in_the_environment(tmp_path):
     # RAY_ADDRESS (or a stale /tmp/ray address file) points at a cluster that is not there:
     # the embedded Ray must start its own private instance, not join or fail.

@@ -1,10 +1,14 @@
 """Strategy files: bit-exact round trip, refusal of corrupt, truncated and foreign files."""
 
 import msgpack
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import distcfr
-from distcfr.evaluate.strategy import load_strategy
+from distcfr.engine.layout import Layout
+from distcfr.evaluate.strategy import Strategy, load_strategy
 
 
 @pytest.fixture(scope="module")
@@ -66,3 +70,31 @@ def test_crafted_length_header_cannot_allocate(tmp_path):
     bad.write_bytes(b"\xdd\xff\xff\xff\xff")  # an array header claiming 4 billion items
     with pytest.raises(distcfr.BadFile):
         load_strategy(bad)
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1),
+       spec=st.sampled_from(["kuhn", "leduc", "draw27(ranks=4,suits=1,hand=1,stacks=2:3:1)"]))
+def test_save_load_round_trip_is_bit_exact_for_any_strategy(tmp_path_factory, seed, spec):
+    layout = Layout(distcfr.load_game(spec))
+    rng = np.random.default_rng(seed)
+    raw = rng.random((layout.n_variants, layout.n_infosets, layout.max_actions)) ** 4 * layout.action_mask
+    strategy = Strategy(layout, raw / raw.sum(axis=-1, keepdims=True), meta={"algorithm": "cfr", "iterations": seed})
+    path = tmp_path_factory.mktemp("rt") / "s.msgpack"
+    strategy.save(path)
+    loaded = load_strategy(path)
+    assert loaded.probs.tobytes() == strategy.probs.tobytes() and loaded.meta["iterations"] == seed
+
+
+@settings(max_examples=10, deadline=None)
+@given(iterations=st.integers(1, 12), algorithm=st.sampled_from(distcfr.ALGORITHMS))
+def test_checkpoint_round_trip_is_bit_exact(tmp_path_factory, iterations, algorithm):
+    with distcfr.Solver(distcfr.load_game("kuhn"), algorithm=algorithm) as solver:
+        solver.solve(iterations=iterations)
+        path = tmp_path_factory.mktemp("ck") / "c.ckpt"
+        solver.checkpoint().save(path)
+        back = distcfr.Checkpoint.load(path)
+        for name in ("regrets", "sums", "sigma", "prediction"):
+            mine, theirs = getattr(solver.checkpoint(), name), getattr(back, name)
+            assert (mine is None and theirs is None) or mine.tobytes() == theirs.tobytes()
+        assert (back.rule, back.iteration, back.phase) == (solver.rule, iterations, 0)

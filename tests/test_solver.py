@@ -16,6 +16,7 @@ CAPS = {"kuhn": (1e-4, 20_000), "leduc": (1e-3, 20_000)}
 SLOW = {("leduc", "cfr"): (1e-2, 5_000)}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("algorithm", distcfr.ALGORITHMS)
 @pytest.mark.parametrize("spec", ["kuhn", "leduc"])
 def test_exploitability_falls_below_target(spec, algorithm):

@@ -209,6 +209,61 @@ def shutdown() -> None:
         ray.shutdown()
 
 
+def silence_ray_logs() -> None:
+    """From now on, send what Ray's C++ core writes to this process's stderr (lost objects, a
+    control store that went away) to a file in Ray's session folder; Python's ``sys.stderr``
+    keeps the terminal. Called once a stop is requested: what follows is the run's own message."""
+    import ray
+
+    if not ray.is_initialized():
+        return
+    sys.stderr.flush()
+    keep = os.dup(2)
+    folder = getattr(getattr(ray._private.worker, "_global_node", None), "get_logs_dir_path", lambda: None)()
+    target = os.path.join(folder, "driver-after-stop.err") if folder else os.devnull
+    with open(target, "a") as log:
+        os.dup2(log.fileno(), 2)
+    sys.stderr = os.fdopen(keep, "w", buffering=1)
+
+
+def release(close, stop_ray: bool, deadline: float) -> bool:
+    """Run ``close()`` (the shard set's) and, with ``stop_ray``, stop the embedded Ray, giving up
+    after ``deadline`` seconds; returns whether it finished. When the whole process group was
+    signalled (``timeout``, systemd, Slurm), Ray's own processes are gone and every Ray call
+    would wait a minute for its control store before the process is killed: the caller then
+    exits at once instead (Ray's processes share this process's fate and end with it)."""
+    import threading
+
+    def work():
+        close()
+        if stop_ray:
+            shutdown()
+
+    import ray
+
+    gcs = ray.get_runtime_context().gcs_address if ray.is_initialized() else None
+    worker = threading.Thread(target=work, name="distcfr-release", daemon=True)
+    worker.start()
+    if deadline is None:
+        worker.join()
+        return True
+    end = time.monotonic() + deadline
+    while worker.is_alive() and time.monotonic() < end:
+        worker.join(0.1)
+        if gcs and worker.is_alive() and not _listening(gcs):
+            return False  # Ray's control store is gone: nothing left to wait for
+    return not worker.is_alive()
+
+
+def _listening(address: str) -> bool:
+    host, _, port = address.rpartition(":")
+    try:
+        socket.create_connection((host, int(port)), timeout=0.2).close()
+        return True
+    except OSError:
+        return False
+
+
 def cluster_cpus() -> int:
     import ray
 

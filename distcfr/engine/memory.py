@@ -14,6 +14,7 @@ from distcfr.engine.layout import Layout
 from distcfr.games.tree import TERMINAL
 
 F8 = 8  # bytes of a float64 or int64 cell
+PROCESS_BASE = 4_000_000  # tree, labels and lookup tables (draw27's hand ranks): a few MB whatever the size
 
 
 @dataclass(frozen=True)
@@ -82,7 +83,7 @@ def estimate(layout: Layout, n_shards: int, workers: int) -> MemoryEstimate:
     holders = max(workers, 1)
     blocks = np.array_split(np.arange(n_shards), holders)
     per_worker = max(sum(per_shard[i][0] + per_shard[i][1] for i in blk) + max(per_shard[i][2] for i in blk)
-                     for blk in blocks if len(blk)) + deals
+                     for blk in blocks if len(blk)) + deals + PROCESS_BASE
     table = layout.n_variants * layout.n_infosets * layout.max_actions * F8
     coordinator = table * 7  # regrets, sums, sigma, prediction, uniform, an average strategy and its total
     pass_bytes = sum(6 * layout.tree.n_nodes * layout.n_variants * int(d) * F8 for d in sizes)

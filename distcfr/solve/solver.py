@@ -91,6 +91,10 @@ class Solver:
         """Release the shard set's workers."""
         self.shards.close()
 
+    def describe(self) -> dict:
+        """Where the shards run: {"workers", "nodes", "shards"}."""
+        return self.shards.describe()
+
     def __enter__(self) -> Solver:
         return self
 

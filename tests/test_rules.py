@@ -1,0 +1,71 @@
+"""The update-rule registry: each rule's schedule, parameters, and what adding a rule takes."""
+
+import numpy as np
+import pytest
+
+import distcfr
+from distcfr.solve import rules
+from distcfr.solve.rules import RULES, Discount, RuleKind, make_rule, rule_from_fields, update
+
+
+@pytest.mark.parametrize("name, t, expected", [
+    ("cfr", 5, (1.0, 1.0, 1.0)),
+    ("cfr+", 3, (1.0, 1.0, 2 / 3)),
+    ("lcfr", 4, (3 / 4, 3 / 4, 3 / 4)),
+    ("pcfr+", 3, (1.0, 1.0, 4 / 9)),
+    ("dcfr", 2, (0.5, 0.5, 0.25)),  # x = 1: 1/(1+1) for both signs, (1/2)^2
+    ("dcfr", 5, (8 / 9, 0.5, 16 / 25)),  # x = 4: 4^1.5 = 8, 8/9; 4^0 = 1, 1/2; (4/5)^2
+])
+def test_schedules(name, t, expected):
+    d = make_rule(name).discount(t)
+    assert (d.regret_pos, d.regret_neg, d.strategy) == pytest.approx(expected, abs=1e-15)
+
+
+def test_floor_and_discount_are_applied_in_place():
+    regrets, sums = np.array([[2.0, -2.0]]), np.array([[1.0, 1.0]])
+    update(make_rule("cfr+"), make_rule("cfr+").discount(2), regrets, sums, np.array([[1.0, -1.0]]),
+           np.array([[0.5, 0.5]]))
+    assert regrets.tolist() == [[3.0, 0.0]] and sums.tolist() == [[1.0, 1.0]]  # floored; sums * 1/2 + 1/2
+    regrets = np.array([[2.0, -2.0]])
+    dcfr = make_rule("dcfr", alpha=1.0, beta=1.0)
+    update(dcfr, dcfr.discount(3), regrets, sums, np.zeros((1, 2)), np.zeros((1, 2)))
+    assert regrets.tolist() == [[2.0 * 2 / 3, -2.0 * 2 / 3]]
+
+
+@pytest.mark.parametrize("name", list(RULES))
+def test_fields_round_trip(name):
+    rule = make_rule(name)
+    assert rule_from_fields(rule.fields()) == rule
+    assert set(rule.fields()) == {"name", *RULES[name].params}
+
+
+def test_parameters_are_checked():
+    assert dict(make_rule("dcfr", gamma=3.0).params) == {"alpha": 1.5, "beta": 0.0, "gamma": 3.0}
+    for bad in ({"alpha": -1.0}, {"beta": float("nan")}, {"gamma": True}):
+        with pytest.raises(distcfr.BadParameter, match="must be a finite number"):
+            make_rule("dcfr", **bad)
+    with pytest.raises(distcfr.BadParameter, match="only apply to dcfr"):
+        make_rule("lcfr", alpha=1.0)
+    with pytest.raises(distcfr.BadParameter, match="not parameters of any rule"):
+        make_rule("dcfr", delta=1.0)
+    with pytest.raises(distcfr.BadParameter, match="unknown algorithm"):
+        make_rule("cfr++")
+    with pytest.raises(distcfr.BadParameter):
+        rule_from_fields({"alpha": 1.0})
+
+
+def test_a_new_rule_is_one_registry_entry(monkeypatch, tmp_path):
+    # "half": regrets and sums halved every iteration; solver, CLI and checkpoints all pick it up
+    half = RuleKind("half", "test rule", lambda t, p: Discount(t, p["k"], p["k"], p["k"]), params={"k": 0.5},
+                    param_help={"k": "discount"})
+    monkeypatch.setitem(RULES, "half", half)
+    from distcfr.train import main
+
+    ckpt, out = tmp_path / "h.ckpt", tmp_path / "h.msgpack"
+    assert main(["--game", "kuhn", "--algorithm", "half", "--k", "0.25", "--iterations", "20", "--quiet",
+                 "--checkpoint", str(ckpt), "--out", str(out), "--no-tables"]) == 0
+    saved = distcfr.Checkpoint.load(ckpt)
+    assert saved.rule.name == "half" and dict(saved.rule.params) == {"k": 0.25}
+    direct = distcfr.Solver(distcfr.load_game("kuhn"), algorithm="half", k=0.25).solve(iterations=20)
+    assert distcfr.load_strategy(out).probs.tobytes() == direct.probs.tobytes()
+    assert rules.ALGORITHMS != tuple(RULES)  # ALGORITHMS is the import-time snapshot; the CLI reads RULES

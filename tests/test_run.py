@@ -1,0 +1,100 @@
+"""The run loop: stopping rules, a stop request in the middle of an iteration, and a clean,
+quick exit when the whole process group is signalled."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import distcfr
+from distcfr.solve.run import RunPlan, StopRequested, run
+
+SPEC = "draw27(ranks=6,suits=2,hand=2,stacks=2:4:1)"
+
+
+class StopOnCall:
+    """A shard set whose n-th cfr_sums call is interrupted, as a signal arriving while the
+    coordinator waits on its workers would interrupt it."""
+
+    def __init__(self, inner, n):
+        self.inner, self.n = inner, n
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+    def cfr_sums(self, sigma, players):
+        self.n -= 1
+        if self.n == 0:
+            raise StopRequested
+        return self.inner.cfr_sums(sigma, players)
+
+
+def test_a_stop_between_the_two_halves_of_an_iteration_resumes_bitwise(tmp_path):
+    from distcfr.engine.shard_set import LocalShards
+
+    game = distcfr.load_game(SPEC)
+    straight = distcfr.Solver(game, algorithm="dcfr", shards=4).solve(iterations=9)
+    ckpt = tmp_path / "half.ckpt"
+    stopped = distcfr.Solver(game, algorithm="dcfr", shards=4,
+                             shard_set=lambda layout, k: StopOnCall(LocalShards(layout, k), 10))
+    result = run(stopped, RunPlan(iterations=9, checkpoint=ckpt), handle_signals=False)
+    assert result.interrupted
+    saved = distcfr.Checkpoint.load(ckpt)
+    assert (saved.iteration, saved.phase) == (4, 1)  # the 10th call is player 2's half of iteration 5
+    with distcfr.Solver.from_checkpoint(saved) as resumed:
+        assert resumed.solve(iterations=9).probs.tobytes() == straight.probs.tobytes()
+
+
+def test_plan_arguments_are_checked():
+    for bad in ({}, {"iterations": 0}, {"target": -1.0}, {"iterations": 5, "eval_every": 0}):
+        with pytest.raises(distcfr.BadParameter):
+            RunPlan(**bad)
+
+
+def ray_processes_in_group(pgid: int) -> list[int]:
+    found = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                if os.getpgid(int(proc.name)) == pgid:
+                    found.append(int(proc.name))
+            except OSError:
+                pass
+    return found
+
+
+@pytest.mark.slow
+def test_sigterm_to_the_whole_process_group_saves_and_exits_in_seconds(tmp_path):
+    ckpt, out = tmp_path / "g.ckpt", tmp_path / "g.msgpack"
+    driver = subprocess.Popen([sys.executable, "-m", "distcfr.train", "--game", SPEC, "--workers", "2",
+                               "--shards", "4", "--iterations", "1000000", "--checkpoint", str(ckpt),
+                               "--checkpoint-every", "1000000", "--out", str(out), "--no-tables"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.time() + 90
+        line = ""
+        while "workers on" not in line and time.time() < deadline:  # the progress header: Ray is up
+            line = driver.stderr.readline() or line
+        time.sleep(1.0)
+        start = time.time()
+        os.killpg(driver.pid, signal.SIGTERM)  # what timeout, systemd and Slurm do
+        stdout, stderr = driver.communicate(timeout=30)
+        elapsed = time.time() - start
+    finally:
+        if driver.poll() is None:
+            os.killpg(driver.pid, signal.SIGKILL)
+            driver.wait()
+    assert elapsed < 8, elapsed
+    assert "interrupted" in stdout, (stdout, stderr)
+    chatter = [line for line in stderr.splitlines() if line.strip() and not line.lstrip().startswith("iteration")]
+    assert not chatter, stderr  # only the run's own progress lines, no Ray messages
+    assert distcfr.Checkpoint.load(ckpt).iteration > 0 and out.exists()
+    for _ in range(50):
+        if not ray_processes_in_group(driver.pid):
+            break
+        time.sleep(0.1)
+    assert not ray_processes_in_group(driver.pid)
