@@ -256,11 +256,33 @@ def test_real_checkpoints_fit_their_iteration(tmp_path, algorithm, updates):
         assert Checkpoint.load(tmp_path / "c.ckpt").phase == 1
 
 
-def test_every_rule_declares_its_averaging():
+def test_declared_averaging_matches_the_schedule():
     for kind in RULES.values():
         rule = make_rule(kind.name)
+        if rule.average_exponent is None:
+            continue
         for t in (1, 2, 3, 10, 1000):
             assert rule.discount(t).strategy == pytest.approx(((t - 1) / t) ** rule.average_exponent, abs=0), kind
+        weight = 0.0
+        for u in range(1, 3001):
+            weight = rule.discount(u).strategy * weight + 1
+            if u in (1, 2, 5, 100, 3000):
+                low, high = rule.average_weight_bounds(u)
+                assert low - 1e-9 <= weight <= high + 1e-9, (kind.name, u)
+
+
+def test_an_undeclared_schedule_is_followed(monkeypatch, tmp_path):
+    from distcfr.solve.rules import Discount, RuleKind
+
+    monkeypatch.setitem(RULES, "half", RuleKind("half", "test rule", lambda t, p: Discount(t, 0.5, 0.5, 0.5)))
+    solver = distcfr.Solver(distcfr.load_game("kuhn"), algorithm="half")
+    solver.solve(iterations=25)
+    solver.checkpoint().save(tmp_path / "h.ckpt")
+    assert Checkpoint.load(tmp_path / "h.ckpt").iteration == 25
+    solver.iteration = 3  # sums of 25 halvings (~2) are those of 3 only within 1/4
+    solver.checkpoint().save(tmp_path / "h.ckpt")
+    with pytest.raises(distcfr.BadFile, match="does not fit its strategy sums"):
+        Checkpoint.load(tmp_path / "h.ckpt")
 
 
 # ---- paths that are not regular files -------------------------------------------------------------------
