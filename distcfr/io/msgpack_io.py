@@ -14,7 +14,7 @@ import numpy as np
 from distcfr.errors import BadFile, BadParameter
 
 MAX_FILE_BYTES = 8 << 30  # refuse anything larger outright
-ALLOWED_DTYPES = {"<f8", "<f4", "<i8", "<i4", "|u1", "|b1"}
+ALLOWED_DTYPES = {"<f8", "<f4", "<f2", "<i8", "<i4", "|u1", "|b1"}
 
 
 def pack_array(array: np.ndarray) -> dict:
