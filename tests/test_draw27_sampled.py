@@ -106,7 +106,8 @@ def test_cfr_values_match_brute_force(ranks, suits, hand, n):
             np.testing.assert_allclose(sums.q[i], q, rtol=1e-5, atol=1e-5)
             np.testing.assert_allclose(sums.reach[i], reach, rtol=1e-6)
     one = game.cfr_values(sigma, deals, players=(1,))
-    assert set(one) == {"bb_call", "bb_draw"} and np.array_equal(one["bb_draw"].q, got["bb_draw"].q)
+    assert set(one) == {"bb_call", "bb_draw"}  # its deals sorted by the big blind's class: another order of sums
+    np.testing.assert_allclose(one["bb_draw"].q, got["bb_draw"].q, rtol=1e-12, atol=1e-12)
 
 
 def test_showdown_expectation_matches_exact_equity():

@@ -143,6 +143,10 @@ def load_strategy(path) -> Strategy:
 def game_layout(path, spec: str) -> Layout:
     """The layout of the game a file names; BadFile when that game cannot be loaded."""
     try:
-        return Layout(load_game(spec))
+        game = load_game(spec)
     except DistcfrError as err:
         raise BadFile(f"{path}: its game {spec[:200]!r} cannot be loaded: {err}") from None
+    problem = game.exact_size_problem()
+    if problem:  # no exact run made this file; building the layout could take what the machine has
+        raise BadFile(f"{path}: its game {game.spec} is not solved exactly: {problem}")
+    return Layout(game)

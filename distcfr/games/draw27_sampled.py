@@ -53,6 +53,18 @@ class ClassSums:
     q: np.ndarray
     reach: np.ndarray
 
+    def __add__(self, other: ClassSums) -> ClassSums:
+        """The sums of two batches: rows merged, values added (always in the same order, so a
+        fixed tree of additions gives bitwise the same result whoever computes it)."""
+        rows = np.union1d(self.rows, other.rows)
+        q = np.zeros((len(rows), *self.q.shape[1:]))
+        reach = np.zeros((len(rows), *self.reach.shape[1:]))
+        for part in (self, other):
+            at = np.searchsorted(rows, part.rows)
+            q[at] += part.q
+            reach[at] += part.reach
+        return ClassSums(rows, q, reach)
+
 
 class SampledDraw27:
     """Sampled draw27 of a ``ranks`` x ``suits`` deck, ``hand`` cards each, one table column per stack."""

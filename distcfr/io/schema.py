@@ -292,23 +292,29 @@ VALUE_CHECKS = (None, "finite", "nonnegative", "distribution")
 @dataclass(frozen=True)
 class Array(Field):
     """A numpy array stored as ``{"dtype", "shape", "data"}`` (raw little-endian bytes).
-    ``shape`` is declared (numbers or dimension names); ``values`` checks the numbers:
-    "finite", "nonnegative" (and finite), or "distribution": each row of the last axis is a
-    probability distribution over the legal actions (dimension ``legal``, a (rows, actions)
-    bool mask) and zero elsewhere."""
+    ``dtype`` is one dtype string or a tuple of those accepted; ``shape`` is declared (numbers
+    or dimension names); ``values`` checks the numbers: "finite", "nonnegative" (and finite),
+    or "distribution": each row of the last axis is a probability distribution over the legal
+    actions and zero elsewhere, ``legal`` naming the dimension that holds the (rows, actions)
+    bool mask (None: every action of the last axis is legal)."""
 
-    dtype: str
+    dtype: str | tuple[str, ...]
     shape: tuple[Bound, ...]
     values: str | None = None
+    legal: str | None = "legal"
 
     def __post_init__(self):
-        assert self.dtype in ARRAY_DTYPES and self.values in VALUE_CHECKS
+        assert all(d in ARRAY_DTYPES for d in self.dtypes) and self.values in VALUE_CHECKS
+
+    @property
+    def dtypes(self) -> tuple[str, ...]:
+        return (self.dtype,) if isinstance(self.dtype, str) else tuple(self.dtype)
 
     def _shape(self, ctx) -> tuple[int, ...]:
         return tuple(ctx.size(s) for s in self.shape)
 
     def _bytes(self, ctx) -> int:
-        return math.prod(self._shape(ctx)) * np.dtype(self.dtype).itemsize
+        return math.prod(self._shape(ctx)) * max(np.dtype(d).itemsize for d in self.dtypes)
 
     def check(self, value, ctx, name):
         if not isinstance(value, dict) or set(value) != {"dtype", "shape", "data"}:
@@ -324,12 +330,12 @@ class Array(Field):
         if math.prod(shape) * np.dtype(dtype).itemsize != len(data):
             raise ctx.fail(f"{name}:", f"{len(data)} bytes for shape {shape} of {dtype} (truncated or corrupt)")
         expected = self._shape(ctx)
-        if tuple(shape) != expected or dtype != self.dtype:
-            raise ctx.fail(name, f"has shape {tuple(shape)} of {dtype}, expected {expected} of {self.dtype} "
-                                 f"for {ctx.dims.get('game')}")
+        if tuple(shape) != expected or dtype not in self.dtypes:
+            raise ctx.fail(name, f"has shape {tuple(shape)} of {dtype}, expected {expected} of "
+                                 f"{' or '.join(self.dtypes)} for {ctx.dims.get('game')}")
         array = np.frombuffer(data, dtype=dtype).reshape(shape).copy()
         if self.values is not None:
-            _check_values(array, self.values, ctx, name)
+            _check_values(array, self.values, ctx, name, None if self.legal is None else ctx.dims[self.legal])
         return array
 
     def max_bytes(self, ctx):
@@ -339,7 +345,7 @@ class Array(Field):
         return Limits(str=8, bin=self._bytes(ctx), array=len(self.shape), map=3)
 
 
-def _check_values(array: np.ndarray, kind: str, ctx: Context, name: str) -> None:
+def _check_values(array: np.ndarray, kind: str, ctx: Context, name: str, legal) -> None:
     if not np.isfinite(array).all():
         raise ctx.fail(name, "holds values that are not finite (NaN or infinity)")
     if kind == "finite":
@@ -348,8 +354,8 @@ def _check_values(array: np.ndarray, kind: str, ctx: Context, name: str) -> None
         raise ctx.fail(name, "holds negative values")
     if kind == "nonnegative":
         return
-    legal = np.asarray(ctx.dims["legal"], dtype=bool)
-    labels = ctx.dims.get("labels")
+    legal = np.ones(array.shape[-1], dtype=bool) if legal is None else np.asarray(legal, dtype=bool)
+    labels = ctx.dims.get("labels") if legal.ndim == 2 else None
 
     def where(bad: np.ndarray) -> str:
         row = int(np.argwhere(bad)[0][-1])
@@ -412,13 +418,22 @@ class Schema:
         unknown = set(values) - set(declared)
         assert not unknown, f"fields {unknown} are not declared in the {self.kind} schema"
         obj = {"format": self.kind, "version": self.version}
-        for key in declared:
-            value = values.get(key)
-            obj[key] = pack_array(value) if isinstance(value, np.ndarray) else value
+        for key, spec in declared.items():
+            if key not in values and spec.nullable:
+                continue  # an optional field not given is left out
+            obj[key] = _encoded(values.get(key))
         return msgpack.packb(obj, use_bin_type=True)
 
     def open(self, path) -> SchemaFile:
         return SchemaFile(self, path)
+
+
+def _encoded(value):
+    if isinstance(value, np.ndarray):
+        return pack_array(value)
+    if isinstance(value, dict):
+        return {k: _encoded(v) for k, v in value.items()}
+    return value
 
 
 def pack_array(array: np.ndarray) -> dict:
@@ -503,14 +518,21 @@ class SchemaFile:
             shown = repr(version) if isinstance(version, int | str | None) and len(repr(version)) < 40 else "?"
             raise BadFile(f"{path} has {schema.kind} format version {shown}; this distcfr reads version "
                           f"{schema.version}")
-        if set(found) != set(wanted):
-            missing = sorted(set(wanted) - set(found))
+        missing = sorted(k for k, spec in wanted.items() if k not in found and not spec.nullable)
+        if missing:
             raise BadFile(f"{path}: field {missing[0]!r} is missing or not at the start of the file")
-        return {key: spec.check(found[key], ctx, key) for key, spec in schema.header.items()}
+        self.header_keys = set(found)
+        return {key: spec.check(found.get(key), ctx, key) for key, spec in schema.header.items()}
 
-    def read(self, dims: Mapping[str, Any]) -> dict:
-        """Every field, checked against the schema with the declared game's ``dims``."""
-        schema, path = self.schema, self.path
+    def read(self, dims: Mapping[str, Any], schema: Schema | None = None) -> dict:
+        """Every field, checked against the schema with the declared game's ``dims``. ``schema``
+        replaces the one the file was opened with when the header decides the body (it must
+        have the same kind, version and header)."""
+        if schema is None:
+            schema = self.schema
+        assert (schema.kind, schema.version, dict(schema.header)) == \
+            (self.schema.kind, self.schema.version, dict(self.schema.header))
+        path = self.path
         ctx = Context(path, dims)
         fields = schema.fields
         most = fields_max_bytes(fields, ctx)

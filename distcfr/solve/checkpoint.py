@@ -33,6 +33,8 @@ class Checkpoint:
     sigma: np.ndarray  # (B, n_is, A) float64
     prediction: np.ndarray | None  # (B, n_is, A) float64 for a predictive rule
 
+    mode = "exact"
+
     def save(self, path) -> None:
         """Write atomically (a crash never leaves half a file)."""
         fields = {"game": self.game, "rule": self.rule.fields(), "updates": self.updates, "shards": self.shards,
@@ -48,6 +50,8 @@ class Checkpoint:
         BadFile (one line) for anything that is not a checkpoint of a real run."""
         with open_checkpoint_file(path) as file:
             spec = file.header["game"]
+            if file.header["mode"] not in (None, "exact"):
+                raise BadFile(f"{path} is a checkpoint of a {file.header['mode']} solve, not of an exact one")
             layout = game_layout(path, spec)
             fields = file.read(game_dims(layout))
         try:
@@ -82,3 +86,14 @@ def _check_iteration(path, layout: Layout, rule: Rule, fields: dict) -> None:
         found = float(totals.min() if (totals < low - slack).any() else totals.max())
         raise BadFile(f"{path}: iteration {fields['iteration']} does not fit its strategy sums (the root's sums "
                       f"total {found:.6g}; {rule.name} after {updates} updates gives {low:.6g} to {high:.6g})")
+
+
+def load_any_checkpoint(path):
+    """A Checkpoint, or a SampledCheckpoint for a sampled solve's file (its header says which)."""
+    with open_checkpoint_file(path) as file:
+        mode = file.header["mode"]
+    if mode == "sampled":
+        from distcfr.solve.sampled_solver import SampledCheckpoint
+
+        return SampledCheckpoint.load(path)
+    return Checkpoint.load(path)

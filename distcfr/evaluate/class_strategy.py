@@ -1,0 +1,89 @@
+"""The strategy of a chance-sampled solve: one row per suit-isomorphic hand class and block
+(``distcfr.games.draw27_sampled``), evaluated by the sampled exploitability bracket, or exactly
+where the game is small enough to enumerate. Files store the probabilities as float16."""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import numpy as np
+
+from distcfr.errors import BadFile, DistcfrError
+from distcfr.evaluate.sampled import Bracket, exploitability_bracket, to_exact_strategy
+from distcfr.evaluate.strategy import Strategy
+from distcfr.games.registry import load_game
+from distcfr.io.class_strategy_file import class_strategy_schema, open_class_strategy_file, write_class_strategy_file
+
+BRACKET_SAMPLES = 100_000  # deals per sample set of the default bracket
+BRACKET_SEED = 2**31 - 1  # a stream no solve draws from (solves use the user's --seed)
+
+
+class ClassStrategy:
+    """Average strategy tables {block: (C, *shape)} of a sampled game, per stack."""
+
+    def __init__(self, game, tables: dict[str, np.ndarray], meta: dict | None = None):
+        self.game = game
+        self.kernel = game.sampled()
+        self.tables = tables
+        self.meta = dict(meta or {})
+
+    def bracket(self, samples: int = BRACKET_SAMPLES, seed: int = BRACKET_SEED) -> Bracket:
+        """The sampled exploitability bracket per stack (BB per hand): best responses chosen on
+        ``samples`` deals and scored on as many independent ones (lower estimate), and their
+        in-sample value (upper estimate), with standard errors; the profile value with its error."""
+        return exploitability_bracket(self.kernel, self.tables, seed, samples)
+
+    @cached_property
+    def default_bracket(self) -> Bracket:
+        return self.bracket()
+
+    def exploitability(self) -> float:
+        """The upper estimate of the default bracket, largest over the stacks (BB per hand)."""
+        return float(self.default_bracket.high.max())
+
+    def to_exact(self) -> Strategy:
+        """The same strategy as a table of the exact game (small configurations only), for its
+        exact exploitability."""
+        layout, probs = to_exact_strategy(self.kernel, self.tables)
+        return Strategy(layout, probs, meta=self.meta)
+
+    def save(self, path) -> None:
+        """Write a compact strategy file (float16 probabilities) atomically."""
+        write_class_strategy_file(path, class_strategy_schema(_blocks(self.kernel)), game=self.game.spec,
+                                  meta=_plain(self.meta),
+                                  tables={name: table.astype(np.float16) for name, table in self.tables.items()})
+
+
+def load_class_strategy(path) -> ClassStrategy:
+    """Read a file written by ``ClassStrategy.save``; BadFile (one line) when it is not one of its
+    game (see the schema in distcfr.io.class_strategy_file)."""
+    with open_class_strategy_file(path) as file:
+        spec = file.header["game"]
+        try:
+            game = load_game(spec)
+            kernel = game.sampled()
+        except (DistcfrError, AttributeError) as err:
+            raise BadFile(f"{path}: its game {spec[:200]!r} cannot be sampled: {err}") from None
+        dims = {"game": game.spec, "classes": kernel.n_classes, "variants": len(game.variant_labels),
+                "label_bytes": max(len(label.encode()) for label in game.variant_labels)}
+        fields = file.read(dims, class_strategy_schema(_blocks(kernel)))
+    tables = {name: table.astype(np.float32) for name, table in fields["tables"].items()}
+    meta = {key: value for key, value in fields["meta"].items() if value is not None}
+    return ClassStrategy(game, tables, meta)
+
+
+def _blocks(kernel) -> dict[str, tuple[int, ...]]:
+    return {block.name: tuple(int(n) for n in block.shape) for block in kernel.blocks}
+
+
+def _plain(value):
+    """JSON-like copy (numpy scalars and arrays as Python numbers and lists)."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    return value

@@ -1,0 +1,49 @@
+"""Compact strategy files of chance-sampled solves: one float16 table per block of a game's
+hand-class tables (``distcfr.games.draw27_sampled``), each row a distribution over the block's
+actions, and the run's metadata. Reading and checking them against the game is
+distcfr.evaluate.class_strategy's; the schema below is the whole of what such a file may hold."""
+
+from __future__ import annotations
+
+from distcfr.io.paths import write_atomic
+from distcfr.io.schema import Array, Either, Float, Int, List, Map, Opt, Record, Schema, SchemaFile, Str
+from distcfr.io.strategy_file import GAME_SPEC, RULE
+
+KIND = "distcfr-class-strategy"
+VERSION = 1
+
+# what a sampled run records beside its tables; every key optional
+META = {
+    "algorithm": Opt(Str(64)),
+    "iterations": Opt(Int(0)),
+    "deals": Opt(Int(0, 2**63)),
+    "seed": Opt(Int(0, 2**63 - 1)),
+    "batch": Opt(Int(1, 2**40)),
+    "rule": Opt(RULE),
+    # the evaluation printed when the file was written: per stack, numbers and (low, high) pairs
+    "evaluation": Opt(List(Map(Either((Str("label_bytes"), Float(), List(Float(), max_len=2))), max_len=16,
+                               key_len=64), max_len="variants")),
+}
+
+
+def class_strategy_schema(blocks: dict[str, tuple[int, ...]]) -> Schema:
+    """The file of a game whose hand-class tables have these ``blocks`` (name -> shape after the
+    class axis, dimension ``classes``; the last axis is the block's actions)."""
+    tables = {name: Array("<f2", ("classes", *shape), values="distribution", legal=None)
+              for name, shape in blocks.items()}
+    return Schema(KIND, VERSION, header={"game": GAME_SPEC}, body={"meta": Record(META), "tables": Record(tables)})
+
+
+HEADER_ONLY = Schema(KIND, VERSION, header={"game": GAME_SPEC})
+
+
+def write_class_strategy_file(path, schema: Schema, *, game: str, meta: dict, tables: dict) -> None:
+    """Write atomically; ``meta`` keys the schema does not declare are left out."""
+    write_atomic(path, schema.encode({"game": game, "meta": {k: v for k, v in meta.items() if k in META},
+                                      "tables": tables}))
+
+
+def open_class_strategy_file(path) -> SchemaFile:
+    """The file at ``path`` with its header (the game spec) decoded; BadFile when it is not one.
+    ``.read(dims, class_strategy_schema(blocks))`` checks and decodes the rest."""
+    return HEADER_ONLY.open(path)
