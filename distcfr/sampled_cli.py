@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
+from distcfr.cli import release_solver
 from distcfr.engine.memory import available_bytes, sampled_estimate
 from distcfr.errors import BadParameter
 from distcfr.io.msgpack_io import check_writable, write_atomic
@@ -51,8 +52,6 @@ class _SampledLauncher:
 
 def solve_sampled_command(args, game, checkpoint) -> dict:
     """Solve ``game`` by chance-sampled CFR as ``args`` say; returns the summary dict."""
-    from distcfr.train import release_solver
-
     for path in (args.out, args.summary_json, args.checkpoint):
         if path:
             check_writable(path)
