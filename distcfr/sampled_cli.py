@@ -8,6 +8,9 @@ import json
 import time
 from pathlib import Path
 
+import numpy as np
+
+from distcfr.cli import release_solver
 from distcfr.engine.memory import available_bytes, sampled_estimate
 from distcfr.errors import BadParameter
 from distcfr.io.paths import check_writable, write_atomic
@@ -49,8 +52,6 @@ class _SampledLauncher:
 
 def solve_sampled_command(args, game, checkpoint) -> dict:
     """Solve ``game`` by chance-sampled CFR as ``args`` say; returns the summary dict."""
-    from distcfr.train import release_solver
-
     for path in (args.out, args.summary_json, args.checkpoint):
         if path:
             check_writable(path)
@@ -148,3 +149,58 @@ def print_sampled(summary: dict, out_path) -> None:
               f"exploitability in [{lo:.4f}, {hi:.4f}] BB (estimates {row['exploitability_estimates'][0]:.4f} "
               f"to {row['exploitability_estimates'][1]:.4f})")
     print(f"  average strategy written to {out_path} (float16 per hand class)")
+
+
+def show_class_strategy(path, hand: str | None = None) -> None:
+    """``python -m distcfr.show`` for a sampled strategy file: its stored evaluation, how often the
+    button pushes and the big blind calls (over all dealt hands), and with ``hand`` that hand's
+    whole strategy."""
+    from distcfr.evaluate.class_strategy import load_class_strategy
+
+    strategy = load_class_strategy(path)
+    game, meta, kernel = strategy.game, strategy.meta, strategy.kernel
+    print(f"{path}: {game.spec}, sampled {meta.get('algorithm', '?')} after {meta.get('iterations', 0)} iterations, "
+          f"{meta.get('deals', 0):,} deals")
+    weight = kernel.classes.hands_per_class / kernel.classes.hands_per_class.sum()  # (C,) share of dealt hands
+    push = weight @ strategy.tables["btn_push"][:, :, 1]  # (B,)
+    call = weight @ strategy.tables["bb_call"][:, :, 1]
+    for v, label in enumerate(game.variant_labels):
+        row = (meta.get("evaluation") or [{}] * len(game.variant_labels))[v]
+        ci = row.get("exploitability_ci")
+        shown = f"  exploitability in [{ci[0]:.4f}, {ci[1]:.4f}] BB" if ci else ""
+        value = f"  value {row['value']:+.4f} +- {row.get('value_se', 0):.4f}" if "value" in row else ""
+        print(f"  {label}{value}{shown}  button pushes {push[v]:.1%} of hands, big blind calls {call[v]:.1%}")
+    if hand:
+        print(hand_strategy(strategy, hand))
+
+
+def hand_strategy(strategy, text: str) -> str:
+    """One hand's full strategy, per stack: push, call, the big blind's draw and the button's draw
+    after each big-blind draw count, discards written as the cards thrown."""
+    from distcfr.cards import format_cards, parse
+
+    kernel = strategy.kernel
+    cards = parse(text)
+    if len(cards) != kernel.hand or len(set(cards.tolist())) != kernel.hand or \
+            not np.isin(cards, kernel.classes.deck).all():
+        raise BadParameter(f"--hand needs {kernel.hand} different cards of this game's deck, got {text!r}")
+    (cls,), (canonical,) = kernel.classes.classify(cards[None])
+    t = strategy.tables
+    lines = [f"{format_cards(cards)} (class {kernel.classes.label(int(cls))})"]
+
+    def draws(probs) -> str:
+        order = np.argsort(-probs)[:3]
+        parts = []
+        for mask in order:
+            if probs[mask] < 0.005:
+                break
+            thrown = [canonical[j] for j in range(kernel.hand) if mask >> j & 1]
+            parts.append(f"{'pat' if not thrown else 'throw ' + format_cards(thrown)} {probs[mask]:.0%}")
+        return ", ".join(parts)
+
+    for v, label in enumerate(strategy.game.variant_labels):
+        lines.append(f"  {label}: push {t['btn_push'][cls, v, 1]:.0%}, call {t['bb_call'][cls, v, 1]:.0%}; "
+                     f"big blind draws: {draws(t['bb_draw'][cls, v])}")
+        for k in range(kernel.hand + 1):
+            lines.append(f"      button after the big blind drew {k}: {draws(t['btn_draw'][cls, k, v])}")
+    return "\n".join(lines)

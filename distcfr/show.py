@@ -12,8 +12,10 @@ import sys
 
 from distcfr.cli import OneLineParser
 from distcfr.errors import DistcfrError
+from distcfr.evaluate.class_strategy import KIND as CLASS_STRATEGY
 from distcfr.evaluate.strategy import load_strategy
 from distcfr.evaluate.tables import render_tables
+from distcfr.io.schema import file_format
 
 
 def main(argv=None) -> int:
@@ -22,8 +24,15 @@ def main(argv=None) -> int:
     parser.add_argument("path", help="a strategy file written by python -m distcfr.train")
     parser.add_argument("--against", metavar="PATH", help="another strategy of the same game: print "
                         "the exact value of each seat assignment")
+    parser.add_argument("--hand", metavar="CARDS", help="sampled draw27 files: the full strategy of one hand, "
+                        "e.g. 8s6h4d3c2c")
     try:
         args = parser.parse_args(argv)
+        if file_format(args.path) == CLASS_STRATEGY:
+            from distcfr.sampled_cli import show_class_strategy
+
+            show_class_strategy(args.path, args.hand)
+            return 0
         strategy = load_strategy(args.path)
         meta = strategy.meta
         print(f"{args.path}: {strategy.game.spec}, {meta.get('algorithm') or '?'} after "

@@ -15,11 +15,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 
-from distcfr.cli import OneLineParser, positive_number, whole_number
+from distcfr.cli import OneLineParser, positive_number, release_solver, whole_number
 from distcfr.engine.memory import available_bytes, estimate
 from distcfr.errors import BadParameter, DistcfrError
 from distcfr.evaluate.break_even import crossings, refine_crossings
@@ -35,7 +34,6 @@ from distcfr.solve.sampled_solver import DEFAULT_BATCH
 from distcfr.solve.solver import Solver
 
 DEFAULT_GAME = "leduc"
-RELEASE_SECONDS = 3.0  # after Ctrl-C/SIGTERM, how long Ray may take to stop before the process just ends
 _positive_int = whole_number(1, "positive")
 _non_negative_int = whole_number(0, "0 (in-process) or more")
 
@@ -213,21 +211,6 @@ def solve_command(args) -> dict:
         return summary
     finally:
         release_solver(solver, launcher, summary.get("interrupted", False))
-
-
-def release_solver(solver, launcher, interrupted: bool) -> None:
-    """Stop the workers (and the embedded Ray). After a stop request on Ray, give it a few
-    seconds: if the signal reached Ray's processes too, end this process now, files saved."""
-    close = solver.close if solver is not None else (lambda: None)
-    if not launcher.workers:
-        close()
-        return
-    from distcfr.dist.runtime import release
-
-    if not release(close, launcher.started_ray, RELEASE_SECONDS if interrupted else None):
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(130)
 
 
 def _solve(args, game, solver: Solver, plan: RunPlan, launcher: _Launcher) -> dict:

@@ -12,7 +12,12 @@ from distcfr.errors import BadFile, DistcfrError
 from distcfr.evaluate.sampled import Bracket, exploitability_bracket, to_exact_strategy
 from distcfr.evaluate.strategy import Strategy
 from distcfr.games.registry import load_game
-from distcfr.io.class_strategy_file import class_strategy_schema, open_class_strategy_file, write_class_strategy_file
+from distcfr.io.class_strategy_file import (  # noqa: F401 (KIND: the file kind, for readers dispatching on it)
+    KIND,
+    class_strategy_schema,
+    open_class_strategy_file,
+    write_class_strategy_file,
+)
 
 BRACKET_SAMPLES = 100_000  # deals per sample set of the default bracket
 BRACKET_SEED = 2**31 - 1  # a stream no solve draws from (solves use the user's --seed)

@@ -557,6 +557,25 @@ class SchemaFile:
         return values
 
 
+def file_format(path) -> str | None:
+    """The ``format`` a distcfr file declares first (None for anything else), read from its first
+    bytes only; OS errors and paths that are not regular files are BadParameter as for a read."""
+    handle, size = open_for_read(path)
+    with handle:
+        head = read_exactly(handle, min(size, HEAD_BYTES), path)
+    unpacker = msgpack.Unpacker(raw=False, strict_map_key=True, ext_hook=_no_extensions, max_buffer_size=HEAD_BYTES,
+                                max_str_len=64, max_bin_len=0, max_array_len=0, max_map_len=64, max_ext_len=0)
+    unpacker.feed(head)
+    try:
+        unpacker.read_map_header()
+        if unpacker.unpack() != "format":
+            return None
+        kind = unpacker.unpack()
+    except Exception:  # msgpack raises several types for corrupt input
+        return None
+    return kind if isinstance(kind, str) else None
+
+
 def read_file(schema: Schema, path, dims_of_header) -> dict:
     """Open ``path``, decode its header, and read it all with ``dims_of_header(header)``."""
     with schema.open(path) as file:
