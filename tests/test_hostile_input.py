@@ -355,3 +355,90 @@ def test_io_imports_nothing_of_evaluate_solve_or_dist():
                 [node.module or ""] if isinstance(node, ast.ImportFrom) else []
             for name in names:
                 assert not name.startswith(("distcfr.evaluate", "distcfr.solve", "distcfr.dist", "ray")), (path, name)
+
+
+# ---- the sampled solver's files: two more declarations of the same schema machinery ------------------
+SAMPLED = "draw27(ranks=6,suits=2,hand=2,stacks=2:3:1)"
+
+
+@pytest.fixture(scope="module")
+def sampled_files(tmp_path_factory):
+    from distcfr.solve.sampled_solver import SampledSolver
+
+    folder = tmp_path_factory.mktemp("sampled")
+    solver = SampledSolver(distcfr.load_game(SAMPLED), batch=200, seed=1, shards=2)
+    strategy = solver.solve(iterations=3)
+    solver.checkpoint().save(folder / "s.ckpt")
+    strategy.save(folder / "s.msgpack")
+    return msgpack.unpackb((folder / "s.ckpt").read_bytes()), msgpack.unpackb((folder / "s.msgpack").read_bytes())
+
+
+def test_crafted_sampled_checkpoints_are_one_line(sampled_files, files, tmp_path, capsys):
+    from distcfr.solve.checkpoint import load_any_checkpoint
+    from distcfr.solve.sampled_solver import SampledCheckpoint
+
+    ckpt, _ = sampled_files
+    name = next(k for k in ckpt if k.startswith("regrets."))
+    regrets = table(ckpt, name)
+    nan = regrets.copy()
+    nan.flat[3] = np.nan
+    cases = {
+        "NaN regrets": ({name: array_field(nan)}, "not finite"),
+        "float16 regrets": ({name: array_field(regrets.astype("<f2"))}, "expected"),
+        "seed as a string": ({"seed": "1"}, "'seed'"),
+        "more shards than deals per batch": ({"shards": 500}, "shards for a batch"),
+        "a rule sampling refuses": ({"rule": {"name": "cfr+"}}, "not used with sampling"),
+        "mode unknown": ({"mode": "guessed"}, "'mode'"),
+        "a game that cannot be sampled": ({"game": "kuhn"}, "cannot be sampled"),
+        "a table missing": ({name: None}, name),
+    }
+    for case, (change, message) in cases.items():
+        bad = tmp_path / "bad.ckpt"
+        bad.write_bytes(pack({k: v for k, v in {**ckpt, **change}.items() if v is not None}))
+        rc = train.main(["--resume", str(bad), "--iterations", "5", "--out", str(tmp_path / "o.msgpack"), "--quiet",
+                         "--workers", "0"])
+        one_line_exit_2(capsys, rc, message, case=case)
+    exact = tmp_path / "exact.ckpt"
+    exact.write_bytes(pack(files[1]))
+    with pytest.raises(distcfr.BadFile, match="not of a sampled one"):
+        SampledCheckpoint.load(exact)
+    sampled = tmp_path / "sampled.ckpt"
+    sampled.write_bytes(pack(ckpt))
+    with pytest.raises(distcfr.BadFile, match="not of an exact one"):
+        Checkpoint.load(sampled)
+    assert load_any_checkpoint(sampled).iteration == ckpt["iteration"]
+
+
+def test_crafted_class_strategy_files_are_one_line(sampled_files, tmp_path, capsys):
+    _, strategy = sampled_files
+    name = next(iter(strategy["tables"]))
+    probs = table(strategy["tables"], name)
+    nan, unnormalised = probs.copy(), probs.copy()
+    nan.flat[0] = np.nan
+    unnormalised[..., 0] += np.float16(0.25)
+    cases = {
+        "NaN probability": ({"tables": {**strategy["tables"], name: array_field(nan)}}, "not finite"),
+        "probabilities not summing to one": ({"tables": {**strategy["tables"], name: array_field(unnormalised)}},
+                                             "do not sum to one"),
+        "float64 table": ({"tables": {**strategy["tables"], name: array_field(probs.astype("<f8"))}}, "expected"),
+        "a table missing": ({"tables": {k: v for k, v in strategy["tables"].items() if k != name}}, name),
+        "an unknown table": ({"tables": {**strategy["tables"], "extra": strategy["tables"][name]}}, "'tables.extra'"),
+        "meta as a list": ({"meta": [1]}, "'meta'"),
+        "iterations as a string": ({"meta": {**strategy["meta"], "iterations": "3"}}, "'meta.iterations'"),
+        "evaluation as a string": ({"meta": {**strategy["meta"], "evaluation": "good"}}, "'meta.evaluation'"),
+        "extension type": ({"meta": {**strategy["meta"], "algorithm": msgpack.ExtType(1, b"x")}}, "extension type"),
+        "a game that cannot be sampled": ({"game": "leduc"}, "cannot be sampled"),
+    }
+    for case, (change, message) in cases.items():
+        bad = tmp_path / "bad.msgpack"
+        bad.write_bytes(pack({**strategy, **change}))
+        one_line_exit_2(capsys, show.main([str(bad)]), message, case=case)
+
+
+def test_a_game_too_large_to_enumerate_is_refused_before_its_layout(files, tmp_path, capsys):
+    strategy, _ = files
+    bad = tmp_path / "huge.msgpack"
+    bad.write_bytes(pack({**strategy, "game": "draw27(ranks=13,suits=4,hand=5)"}))
+    start = time.perf_counter()
+    one_line_exit_2(capsys, show.main([str(bad)]), "not solved exactly")
+    assert time.perf_counter() - start < 5

@@ -335,7 +335,8 @@ class Array(Field):
                                  f"{' or '.join(self.dtypes)} for {ctx.dims.get('game')}")
         array = np.frombuffer(data, dtype=dtype).reshape(shape).copy()
         if self.values is not None:
-            _check_values(array, self.values, ctx, name, None if self.legal is None else ctx.dims[self.legal])
+            legal = ctx.dims[self.legal] if self.values == "distribution" and self.legal is not None else None
+            _check_values(array, self.values, ctx, name, legal)
         return array
 
     def max_bytes(self, ctx):
@@ -376,7 +377,7 @@ def check_fields(fields: Mapping[str, Field], obj: dict, ctx: Context, prefix: s
     for key in obj:
         if key not in fields:
             shown = key[:40] if isinstance(key, str) else type(key).__name__
-            raise ctx.fail(f"field {prefix}{shown!r}", "is not part of this file format (made by another version?)")
+            raise ctx.fail(f"field {prefix + shown!r}", "is not part of this file format (made by another version?)")
     out = {}
     for key, spec in fields.items():
         if key not in obj and not spec.nullable:
