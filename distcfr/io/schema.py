@@ -522,7 +522,6 @@ class SchemaFile:
         missing = sorted(k for k, spec in wanted.items() if k not in found and not spec.nullable)
         if missing:
             raise BadFile(f"{path}: field {missing[0]!r} is missing or not at the start of the file")
-        self.header_keys = set(found)
         return {key: spec.check(found.get(key), ctx, key) for key, spec in schema.header.items()}
 
     def read(self, dims: Mapping[str, Any], schema: Schema | None = None) -> dict:
