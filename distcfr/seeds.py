@@ -233,9 +233,9 @@ def kuhn_cfr(quick: bool = False) -> Report:
           "jack. Player 2's equilibrium strategy is unique: bluff the jack after a check 1/3, call a bet with "
           "the queen 1/3, always bet and call with the king, check the queen, fold the jack. Each rule lands "
           "on its own alpha (three readings of it that agree at an equilibrium):", "")
-    rows, per_rule = [], {}
+    rows, per_rule, solutions = [], {}, {}
     for name in RULES:
-        s = ours if name == "cfr" else solve(game, target, cap, algorithm=name)
+        s = solutions[name] = ours if name == "cfr" else solve(game, target, cap, algorithm=name)
         fam = kuhn_family(s)
         per_rule[name] = {"iterations": s.meta["iterations"], "exploitability": s.exploitability(),
                           "value": s.value(), **fam}
@@ -244,8 +244,15 @@ def kuhn_cfr(quick: bool = False) -> Report:
                      f"{fam['alpha_from_queen_call']:.4f}", f"{fam['player2_distance']:.1e}"])
     r.add(*md_table(["rule", "iterations", "exploitability", "value (player 1)", "alpha: P(bet J)",
                      "P(bet K) / 3", "P(call Q) - 1/3", "player 2: max distance from the unique strategy"], rows))
+    first, second = solutions["dcfr"], solutions["pcfr+"]
+    pair = {"player1": "dcfr", "player2": "pcfr+", "head_to_head": first.head_to_head(second),
+            "bound": _scores(first)["nash_conv"] + _scores(second)["nash_conv"]}
+    r.add(f"Two different equilibria still play to the value: dcfr's solution as player 1 against pcfr+'s as "
+          f"player 2 gets {pair['head_to_head']:+.9f} (-1/18 = {-1 / 18:+.9f}; the two exploitabilities bound the "
+          f"gap by {pair['bound']:.1e}).", "")
     r.data.update(expected_player2_value=1 / 18, player2_value=-ours.value(), exploitability=ours.exploitability(),
-                  iterations=ours.meta["iterations"], player1_matrix=p1, player2_matrix=p2, per_rule=per_rule)
+                  iterations=ours.meta["iterations"], player1_matrix=p1, player2_matrix=p2, per_rule=per_rule,
+                  pair=pair)
     return r
 
 
