@@ -6,6 +6,7 @@ Examples:
   python -m distcfr.show mine.msgpack --against theirs.msgpack    # exact head-to-head value
   python -m distcfr.show kuhn.msgpack --format json               # {infoset: {action: probability}}
   python -m distcfr.show leduc.msgpack --format openspiel --out leduc_policy.json
+  python -m distcfr.show draw27_5card.msgpack --hand 8s6h4d3c2c    # sampled draw27: one hand's strategy
 
 --format openspiel (kuhn and leduc) writes {"game": "leduc_poker", "actions": [...], "policy":
 {OpenSpiel information state string: [probability of each OpenSpiel action]}}; with open-spiel
@@ -20,10 +21,11 @@ import sys
 
 from distcfr.cli import OneLineParser
 from distcfr.errors import BadParameter, DistcfrError
+from distcfr.evaluate.class_strategy import KIND as CLASS_STRATEGY
 from distcfr.evaluate.export import json_table, openspiel_table
 from distcfr.evaluate.strategy import load_strategy
 from distcfr.evaluate.tables import render_tables
-from distcfr.io.msgpack_io import check_writable, write_atomic
+from distcfr.io.msgpack_io import check_writable, file_format, write_atomic
 
 FORMATS = ("table", "json", "openspiel")
 
@@ -61,12 +63,21 @@ def main(argv=None) -> int:
                         "probability; openspiel: OpenSpiel information state -> probabilities in OpenSpiel's "
                         "action order (kuhn, leduc)")
     parser.add_argument("--out", metavar="PATH", help="write the output here instead of printing it")
+    parser.add_argument("--hand", metavar="CARDS", help="sampled draw27 files: the full strategy of one hand, "
+                        "e.g. 8s6h4d3c2c")
     try:
         args = parser.parse_args(argv)
         if args.against and args.format != "table":
             raise BadParameter("--against goes with --format table")
         if args.out:
             check_writable(args.out)
+        if file_format(args.path) == CLASS_STRATEGY:
+            if args.format != "table" or args.out or args.against:
+                raise BadParameter("a sampled draw27 file is shown as a table only (no --format, --out, --against)")
+            from distcfr.sampled_cli import show_class_strategy
+
+            show_class_strategy(args.path, args.hand)
+            return 0
         strategy = load_strategy(args.path)
         if args.format == "table":
             against = (args.against, load_strategy(args.against)) if args.against else None

@@ -15,25 +15,25 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 
-from distcfr.cli import OneLineParser, positive_number, whole_number
+from distcfr.cli import OneLineParser, positive_number, release_solver, whole_number
 from distcfr.engine.memory import available_bytes, estimate
 from distcfr.errors import BadParameter, DistcfrError
 from distcfr.evaluate.break_even import crossings, refine_crossings
+from distcfr.evaluate.class_strategy import BRACKET_SAMPLES
 from distcfr.evaluate.tables import render_tables
 from distcfr.games.registry import REGISTRY, defaults_help, load_game
 from distcfr.io.msgpack_io import check_writable, write_atomic
 from distcfr.progress import Progress
-from distcfr.solve.checkpoint import UPDATES, Checkpoint
+from distcfr.solve.checkpoint import UPDATES, load_any_checkpoint
 from distcfr.solve.rules import AUTO, RULES
 from distcfr.solve.run import RunPlan, run
+from distcfr.solve.sampled_solver import DEFAULT_BATCH
 from distcfr.solve.solver import Solver
 
 DEFAULT_GAME = "leduc"
-RELEASE_SECONDS = 3.0  # after Ctrl-C/SIGTERM, how long Ray may take to stop before the process just ends
 _positive_int = whole_number(1, "positive")
 _non_negative_int = whole_number(0, "0 (in-process) or more")
 
@@ -66,7 +66,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="total iterations (a resumed run counts the ones already done)")
     stop.add_argument("--target-exploitability", type=positive_number, metavar="E",
                       help="stop once the average strategy is at most E chips (BB for draw27) from a Nash "
-                      "equilibrium")
+                      "equilibrium (sampled: once the bracket's upper estimate is)")
+    stop.add_argument("--minutes", type=positive_number, metavar="M",
+                      help="stop after M minutes (default for a sampled solve without another rule: 10)")
     algo = parser.add_argument_group("algorithm")
     algo.add_argument("--algorithm", choices=(AUTO, *RULES), metavar="{" + ",".join((AUTO, *RULES)) + "}",
                       help="update rule (default: auto, the rule measured fastest on the game, see above): "
@@ -81,6 +83,18 @@ def build_parser() -> argparse.ArgumentParser:
     algo.add_argument("--refine-break-even", type=positive_number, metavar="TOL",
                       help="for a list of stacks: refine each break-even stack by bisection (solving "
                       "single stacks) until it is known to within TOL BB")
+    sampled = parser.add_argument_group(
+        "sampling (draw27 configurations too large to enumerate, e.g. 5 cards from 52, are sampled on their own)")
+    sampled.add_argument("--sampling", action="store_true",
+                         help="solve draw27 by chance-sampled CFR even where it could be enumerated")
+    sampled.add_argument("--batch", type=_positive_int, default=DEFAULT_BATCH, metavar="N",
+                         help=f"sampled deals per player update (default: {DEFAULT_BATCH:,})")
+    sampled.add_argument("--seed", type=_non_negative_int, default=0, metavar="S",
+                         help="the deal stream: a run is bitwise reproducible from it on any worker count "
+                         "(default: 0)")
+    sampled.add_argument("--bracket-samples", type=_positive_int, default=BRACKET_SAMPLES, metavar="N",
+                         help="deals per sample set of the exploitability bracket: more is narrower and slower "
+                         f"(default: {BRACKET_SAMPLES:,})")
     dist = parser.add_argument_group("where it runs")
     dist.add_argument("--address", metavar="auto|HOST:PORT",
                       help="join the Ray cluster started by `ray start` (default: none; a private "
@@ -108,14 +122,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _checkpoint_to_resume(args) -> Checkpoint | None:
+def _checkpoint_to_resume(args):
     """The checkpoint to continue from (if any), checked against the command line."""
     path = args.resume
     if path is None and args.checkpoint and Path(args.checkpoint).exists():
         path = args.checkpoint
     if path is None:
         return None
-    checkpoint = Checkpoint.load(path)
+    checkpoint = load_any_checkpoint(path)
     given = {"game": args.game and load_game(args.game).spec, "algorithm": args.algorithm,
              "updates": args.updates, "shards": args.shards}
     saved = {"game": checkpoint.game, "algorithm": checkpoint.rule.name, "updates": checkpoint.updates,
@@ -151,10 +165,25 @@ class _Launcher:
         return shards
 
 
+def _sampled(args, game, checkpoint) -> bool:
+    """Whether this run samples its deals (the checkpoint's mode, --sampling, or a game too large
+    to enumerate)."""
+    if checkpoint is not None:
+        return checkpoint.mode == "sampled"
+    problem = game.exact_size_problem()
+    if (args.sampling or problem) and not hasattr(game, "sampled"):
+        raise BadParameter(f"{game.name} cannot be sampled" + (f": {problem}" if problem else ""))
+    return bool(args.sampling or problem)
+
+
 def solve_command(args) -> dict:
     """Solve as ``args`` say; returns the summary dict."""
     checkpoint = _checkpoint_to_resume(args)
     game = load_game(checkpoint.game if checkpoint else (args.game or DEFAULT_GAME))
+    if _sampled(args, game, checkpoint):
+        from distcfr.sampled_cli import solve_sampled_command
+
+        return solve_sampled_command(args, game, checkpoint)
     for path in (args.out, args.summary_json, args.checkpoint, args.plot):
         if path:
             check_writable(path)
@@ -181,22 +210,7 @@ def solve_command(args) -> dict:
         summary = _solve(args, game, solver, plan, launcher)
         return summary
     finally:
-        _release(solver, launcher, summary.get("interrupted", False))
-
-
-def _release(solver: Solver | None, launcher: _Launcher, interrupted: bool) -> None:
-    """Stop the workers (and the embedded Ray). After a stop request on Ray, give it a few
-    seconds: if the signal reached Ray's processes too, end this process now, files saved."""
-    close = solver.close if solver is not None else (lambda: None)
-    if not launcher.workers:
-        close()
-        return
-    from distcfr.dist.runtime import release
-
-    if not release(close, launcher.started_ray, RELEASE_SECONDS if interrupted else None):
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(130)
+        release_solver(solver, launcher, summary.get("interrupted", False))
 
 
 def _solve(args, game, solver: Solver, plan: RunPlan, launcher: _Launcher) -> dict:

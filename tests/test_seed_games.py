@@ -126,8 +126,7 @@ def test_stack_list_equals_stacks_alone():
 
 BAD = ["draw27(ranks=3,suits=1,hand=1)", "draw27(ranks=13,suits=1,hand=6)", "draw27(suits=5)",
        "draw27(stacks=0.5)", "draw27(stacks=4:2:0.5)", "draw27(stacks=2:4:0)", "draw27(stacks=2:4)",
-       "draw27(stacks=many)", "draw27(ranks=13,suits=4,hand=5)", "draw27(ranks=13,suits=4,hand=3)",
-       "draw27(ranks=11,suits=2,hand=3)", "draw27(ranks=1)", "draw27(colour=red)",
+       "draw27(stacks=many)", "draw27(ranks=1)", "draw27(colour=red)",
        "minipoker(ranks=1)", "minipoker(ranks=14)", "community13(board=sideways)"]
 
 
@@ -135,6 +134,15 @@ BAD = ["draw27(ranks=3,suits=1,hand=1)", "draw27(ranks=13,suits=1,hand=6)", "dra
 def test_bad_parameters(spec):
     with pytest.raises(distcfr.BadParameter):
         distcfr.load_game(spec)
+
+
+@pytest.mark.parametrize("spec", ["draw27(ranks=13,suits=4,hand=5)", "draw27(ranks=13,suits=4,hand=3)",
+                                  "draw27(ranks=11,suits=2,hand=3)"])
+def test_too_large_to_enumerate_is_refused_by_the_exact_solver_and_sampled_instead(spec):
+    game = distcfr.load_game(spec)  # a real game: the CLI solves it by sampling
+    assert game.exact_size_problem() and game.sampled().n_classes > 0
+    with pytest.raises(distcfr.BadParameter, match="sampling"):
+        distcfr.Solver(game)
 
 
 def test_write_up_minipoker_tables_are_exploitable_and_ours_is_not():

@@ -56,3 +56,22 @@ def make_shards(layout: Layout, n_shards: int, workers: int, address: str | None
     from distcfr.dist.ray_shards import RayShards
 
     return RayShards(layout.game.spec, n_shards, workers), started
+
+
+def make_sampled_shards(spec: str, n_shards: int, workers: int, address: str | None, seed: int, batch: int):
+    """The sampled shard set of a run on ``workers`` workers, and whether this process started Ray."""
+    from distcfr.engine.sampled_shards import LocalSampledShards
+
+    if workers == 0:
+        return LocalSampledShards(spec, n_shards, seed, batch), False
+    from distcfr.dist.runtime import connect, ray_running, start_embedded
+
+    started = False
+    if address is not None:
+        connect(address)
+    else:
+        started = not ray_running()
+        start_embedded(num_cpus=max(workers, os.cpu_count() or 1))
+    from distcfr.dist.ray_shards import RaySampledShards
+
+    return RaySampledShards(spec, n_shards, workers, seed, batch), started

@@ -19,19 +19,21 @@ from __future__ import annotations
 
 import os
 
+import numpy as np
 import ray
 from ray.exceptions import GetTimeoutError, RayActorError
 from ray.util.placement_group import placement_group, remove_placement_group
 from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
 
 from distcfr.engine.best_response import BestResponseStateLost
+from distcfr.engine.sampled_shards import SampledShardGroup, SampledShardSetBase
 from distcfr.engine.shard_set import ShardGroup, ShardSetBase
 from distcfr.errors import ClusterError
 
 MAX_RESTARTS = 8  # per actor; past this the run stops with a ClusterError
 
 
-class ShardActor(ShardGroup):
+class _ActorInfo:
     def node_id(self) -> str:
         return ray.get_runtime_context().get_node_id()
 
@@ -39,13 +41,24 @@ class ShardActor(ShardGroup):
         return os.getpid()
 
 
-_RemoteShardActor = ray.remote(num_cpus=1, max_restarts=MAX_RESTARTS)(ShardActor)
+_ACTOR_CLASSES: dict[type, object] = {}
 
 
-class RayShards(ShardSetBase):
-    """``n_shards`` shards of ``spec`` over ``n_workers`` actors."""
+def _actor_class(group_class: type):
+    """The Ray actor class wrapping a plain shard-group class (built once per class)."""
+    if group_class not in _ACTOR_CLASSES:
+        wrapped = type(f"{group_class.__name__}Actor", (group_class, _ActorInfo), {})
+        _ACTOR_CLASSES[group_class] = ray.remote(num_cpus=1, max_restarts=MAX_RESTARTS)(wrapped)
+    return _ACTOR_CLASSES[group_class]
 
-    def __init__(self, spec: str, n_shards: int, n_workers: int, ready_timeout: float = 120.0):
+
+class RayGroups:
+    """``n_shards`` shards over ``n_workers`` actors of ``group_class(spec, n_shards, first, stop,
+    *extra)``, one per CPU bundle of a placement group spread over the nodes."""
+
+    group_class: type = ShardGroup
+
+    def __init__(self, spec: str, n_shards: int, n_workers: int, *extra, ready_timeout: float = 120.0):
         self.spec, self.n_shards = spec, n_shards
         self.n_workers = n_workers = max(1, min(n_workers, n_shards))
         self.blocks = [(w * n_shards // n_workers, (w + 1) * n_shards // n_workers) for w in range(n_workers)]
@@ -56,17 +69,18 @@ class RayShards(ShardSetBase):
             remove_placement_group(self.group)
             raise ClusterError(f"the cluster cannot give {n_workers} workers one CPU each "
                                f"(it has {int(ray.cluster_resources().get('CPU', 0))} CPUs)") from None
+        actor = _actor_class(self.group_class)
         self.actors = [
-            _RemoteShardActor.options(scheduling_strategy=PlacementGroupSchedulingStrategy(
-                self.group, placement_group_bundle_index=w)).remote(spec, n_shards, *self.blocks[w])
+            actor.options(scheduling_strategy=PlacementGroupSchedulingStrategy(
+                self.group, placement_group_bundle_index=w)).remote(spec, n_shards, *self.blocks[w], *extra)
             for w in range(n_workers)]
         self._closed = False
         self.pids()  # wait until every actor has built its shards
 
     def _run(self, method: str, args: tuple) -> list:
-        """``ShardGroup.<method>(*args)`` on every actor; one result per actor."""
-        retries = -1 if getattr(ShardGroup, method).rerunnable else 0
-        refs = [ray.put(a) if hasattr(a, "nbytes") else a for a in args]  # big arrays go out once
+        """``<group_class>.<method>(*args)`` on every actor; one result per actor."""
+        retries = -1 if getattr(self.group_class, method).rerunnable else 0
+        refs = [ray.put(a) if isinstance(a, np.ndarray | dict) else a for a in args]  # big arguments go out once
         pending = [getattr(actor, method).options(max_task_retries=retries).remote(*refs) for actor in self.actors]
         results, lost = [], False
         for ref in pending:  # collect every answer before raising, so no call is left in flight
@@ -100,3 +114,12 @@ class RayShards(ShardSetBase):
             ray.kill(actor)
         remove_placement_group(self.group)
 
+
+class RayShards(RayGroups, ShardSetBase):
+    """The exact game's shards on Ray actors."""
+
+
+class RaySampledShards(RayGroups, SampledShardSetBase):
+    """A sampled game's shards on Ray actors (``extra``: seed, batch)."""
+
+    group_class = SampledShardGroup

@@ -102,3 +102,15 @@ def available_bytes() -> int:
     import os
 
     return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+
+
+def sampled_estimate(kernel, batch: int, n_shards: int, workers: int) -> MemoryEstimate:
+    """The memory of a chance-sampled solve: the coordinator's float32 regrets, sums and current
+    strategy per block, and per worker a copy of the strategy plus its batch's float64 sums."""
+    per_class = sum(int(np.prod(b.shape)) for b in kernel.blocks)  # table cells per hand class
+    strategy = kernel.n_classes * per_class * 4
+    holders = max(workers, 1)
+    deals = -(-batch // holders)  # a worker's deals per half-iteration
+    batch_sums = min(deals, kernel.n_classes) * per_class * 8 * 3  # q and reach, merged once more
+    per_worker = strategy + batch_sums + PROCESS_BASE + 64_000_000  # rank and class lookup tables
+    return MemoryEstimate(3 * strategy + batch_sums, 0, per_worker, workers, 0)

@@ -65,6 +65,11 @@ class Game:
     def validate(self) -> None:
         """Raise BadParameter when the parameters describe an impossible game."""
 
+    def exact_size_problem(self) -> str | None:
+        """Why the exact solver cannot enumerate this game (None: it can). Games that can be
+        sampled instead also implement ``sampled()``."""
+        return None
+
     @property
     def spec(self) -> str:
         """The canonical spec string: the game name and its non-default parameters."""

@@ -84,14 +84,26 @@ class Draw27(Game):
                                f"replacing their whole hand need {4 * h}")
         if min(stacks) < 1:
             raise BadParameter(f"stack {min(stacks):g} is smaller than the big blind (1)")
+
+    def exact_size_problem(self) -> str | None:
+        """Why this configuration is too large to enumerate (None when it is not): then it is solved
+        by sampling (``sampled()``)."""
+        r, s, h = self.params.ranks, self.params.suits, self.params.hand
         if self.n_deals > MAX_EXACT_DEALS:
-            raise BadParameter(f"draw27 with {r} ranks, {s} suits, {h} cards has {self.n_deals:,} deals, "
-                               f"more than the {MAX_EXACT_DEALS:,} this exact solver enumerates")
+            return (f"draw27 with {r} ranks, {s} suits, {h} cards has {self.n_deals:,} deals, more than the "
+                    f"{MAX_EXACT_DEALS:,} the exact solver enumerates")
         work = self.n_deals * draw_pairs_per_deal(r * s - 2 * h, h)
         if work > MAX_EXACT_DRAW_PAIRS:
-            raise BadParameter(f"draw27 with {r} ranks, {s} suits, {h} cards needs {work:.1e} hand comparisons for "
-                               f"its exact draw expectation (~{work / 7e8 / 60:,.0f} min here); this exact solver "
-                               f"stops at {MAX_EXACT_DRAW_PAIRS:.0e}")
+            return (f"draw27 with {r} ranks, {s} suits, {h} cards needs {work:.1e} hand comparisons for its exact "
+                    f"draw expectation (~{work / 7e8 / 60:,.0f} min here); the exact solver stops at "
+                    f"{MAX_EXACT_DRAW_PAIRS:.0e}")
+        return None
+
+    def sampled(self):
+        """The chance-sampled form of this game (``distcfr.games.draw27_sampled``)."""
+        from distcfr.games.draw27_sampled import SampledDraw27
+
+        return SampledDraw27(self.params.ranks, self.params.suits, self.params.hand, self.params.stacks)
 
     # ---- cards ------------------------------------------------------------------------------
     @property

@@ -14,7 +14,7 @@ import numpy as np
 from distcfr.errors import BadFile, BadParameter
 
 MAX_FILE_BYTES = 8 << 30  # refuse anything larger outright
-ALLOWED_DTYPES = {"<f8", "<f4", "<i8", "<i4", "|u1", "|b1"}
+ALLOWED_DTYPES = {"<f8", "<f4", "<f2", "<i8", "<i4", "|u1", "|b1"}
 
 
 def pack_array(array: np.ndarray) -> dict:
@@ -93,6 +93,8 @@ def read_map(path, kind: str, version: int) -> dict:
                               max_array_len=limit, max_map_len=limit, max_ext_len=0)
     except Exception as err:  # msgpack raises several types for corrupt input
         raise BadFile(f"{path} is not a distcfr file (corrupt or truncated msgpack: {type(err).__name__})") from None
+    if kind is None and isinstance(obj, dict):
+        return obj
     if not isinstance(obj, dict) or obj.get("format") != kind:
         found = obj.get("format") if isinstance(obj, dict) else None
         raise BadFile(f"{path} is not a {kind} file" + (f" (it is {found!r})" if found else ""))
@@ -106,3 +108,11 @@ def require(obj: dict, key: str, types, path) -> object:
     if not isinstance(value, types):
         raise BadFile(f"{path}: field {key!r} is missing or has the wrong type")
     return value
+
+
+def file_format(path) -> str | None:
+    """The ``format`` a distcfr file declares (None for anything else); errors as ``read_map``'s."""
+    try:
+        return read_map(path, None, None).get("format")
+    except BadFile:
+        return None

@@ -32,6 +32,8 @@ class Checkpoint:
     sigma: np.ndarray  # (B, n_is, A) float64
     prediction: np.ndarray | None  # (B, n_is, A) float64 for a predictive rule
 
+    mode = "exact"
+
     def save(self, path) -> None:
         """Write atomically (a crash never leaves half a file)."""
         fields = {"game": self.game, "rule": self.rule.fields(), "updates": self.updates, "shards": self.shards,
@@ -77,3 +79,13 @@ def _field(fields: dict, key: str, kind: type, path):
     if not isinstance(value, kind) or isinstance(value, bool):
         raise BadFile(f"{path}: field {key!r} is missing or has the wrong type")
     return value
+
+
+def load_any_checkpoint(path):
+    """A Checkpoint, or a SampledCheckpoint for a sampled solve's file."""
+    fields, _ = read_checkpoint_file(path, ())
+    if fields.get("mode") == "sampled":
+        from distcfr.solve.sampled_solver import SampledCheckpoint
+
+        return SampledCheckpoint.load(path)
+    return Checkpoint.load(path)

@@ -46,6 +46,10 @@ class RuleKind:
     predictive: bool = False
     params: Mapping[str, float] = field(default_factory=dict)  # name -> default
     param_help: Mapping[str, str] = field(default_factory=dict)
+    # chance-sampled solving: the weight of iteration t's regrets and sums (the rule in weighted
+    # form, which needs no pass over untouched rows), or why the rule is refused there
+    sampled_weight: Callable[[int], float] | None = None
+    not_sampled_because: str = ""
 
 
 def _dcfr(t: int, p: Mapping[str, float]) -> Discount:
@@ -59,15 +63,21 @@ RULES: dict[str, RuleKind] = {kind.name: kind for kind in (
              "times x^alpha/(x^alpha+1), negative times x^beta/(x^beta+1), averages times (x/t)^gamma, x = t-1",
              _dcfr, params={"alpha": 1.5, "beta": 0.0, "gamma": 2.0},
              param_help={"alpha": "positive-regret discount exponent", "beta": "negative-regret discount exponent",
-                         "gamma": "average-strategy discount exponent"}),
-    RuleKind("cfr", "vanilla CFR (Zinkevich et al. 2007)", lambda t, p: Discount(t, 1.0, 1.0, 1.0)),
+                         "gamma": "average-strategy discount exponent"},
+             not_sampled_because="it discounts negative regrets away, discarding sampled information "
+             "(0.031 BB against linear CFR's 0.00135 after 1e7 sampled deals)"),
+    RuleKind("cfr", "vanilla CFR (Zinkevich et al. 2007)", lambda t, p: Discount(t, 1.0, 1.0, 1.0),
+             sampled_weight=lambda t: 1.0),
     RuleKind("cfr+", "CFR+ (Tammelin 2014): floored regrets, linear averaging",
-             lambda t, p: Discount(t, 1.0, 1.0, (t - 1) / t), floor=True),
+             lambda t, p: Discount(t, 1.0, 1.0, (t - 1) / t), floor=True,
+             not_sampled_because="it floors regrets at zero, discarding sampled information "
+             "(0.038 BB against linear CFR's 0.00135 after 1e7 sampled deals)"),
     RuleKind("lcfr", "linear CFR (Brown & Sandholm 2019): regrets and averages weighted by t",
-             lambda t, p: Discount(t, (t - 1) / t, (t - 1) / t, (t - 1) / t)),
+             lambda t, p: Discount(t, (t - 1) / t, (t - 1) / t, (t - 1) / t), sampled_weight=float),
     RuleKind("pcfr+", "predictive CFR+ (Farina, Kroer & Sandholm 2021): CFR+ whose next strategy is regret "
              "matching on R + r_t, quadratic averaging",
-             lambda t, p: Discount(t, 1.0, 1.0, ((t - 1) / t) ** 2), floor=True, predictive=True),
+             lambda t, p: Discount(t, 1.0, 1.0, ((t - 1) / t) ** 2), floor=True, predictive=True,
+             not_sampled_because="it floors regrets at zero and predicts from one noisy sample"),
 )}
 ALGORITHMS = tuple(RULES)
 

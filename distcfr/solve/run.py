@@ -33,10 +33,11 @@ class RunPlan:
     evaluate: bool = False  # evaluate every eval_every even without a target (progress, plots)
     checkpoint: Path | None = None
     checkpoint_every: int = 100
+    seconds: float | None = None  # stop after this much wall time (at an iteration's end)
 
     def __post_init__(self):
-        if self.iterations is None and self.target is None:
-            raise BadParameter("give iterations, target_exploitability or both")
+        if self.iterations is None and self.target is None and self.seconds is None:
+            raise BadParameter("give iterations, target_exploitability, a time limit or several")
         if self.iterations is not None and self.iterations < 1:
             raise BadParameter(f"iterations must be positive, got {self.iterations}")
         if self.target is not None and not self.target > 0:
@@ -100,6 +101,8 @@ def run(solver: Solver, plan: RunPlan, on_iteration: Callable[[Solver, float | N
             if plan.checkpoint and solver.iteration % plan.checkpoint_every == 0:
                 solver.checkpoint().save(plan.checkpoint)
             if expl is not None and plan.target is not None and expl <= plan.target:
+                break
+            if plan.seconds is not None and time.perf_counter() - start >= plan.seconds:
                 break
     except StopRequested:
         result.interrupted = True

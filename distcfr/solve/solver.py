@@ -46,6 +46,10 @@ class Solver:
             self.rule = algorithm
         else:
             self.rule = make_rule(game.default_algorithm if algorithm == AUTO else algorithm, **rule_params)
+        problem = game.exact_size_problem()
+        if problem:
+            raise BadParameter(f"{problem}: it is solved by sampling instead (python -m distcfr.train samples it "
+                               "on its own; SampledSolver from Python)")
         self.game = game
         self.layout = layout = Layout(game)
         self.updates = updates

@@ -1,0 +1,284 @@
+"""Chance-sampled CFR kernel for deuce-to-seven single draw (``draw27``) at any size, up to 52 cards / 5 each.
+
+The game is ``distcfr.games.draw27``'s (button = player 0 pushes or folds, big blind = player 1 calls or
+folds, the big blind draws, then the button draws knowing how many cards the big blind took), but its
+chance is sampled: a deal is both hands plus the order of the stub, so only the players' own actions are
+enumerated. Strategies live in per-class tables (:mod:`distcfr.games.hand_classes`), one row per class of
+suit-isomorphic hands, the stack axis next to the action axis so one gather brings every stack:
+
+* ``btn_push`` (C, B, 2) [fold, push] and ``btn_draw`` (C, H+1, B, M) [class, big blind's draw count k,
+  stack, mask], player 0; ``bb_call`` (C, B, 2) [fold, call] and ``bb_draw`` (C, B, M), player 1.
+
+Discard mask bit j discards position j of the hand's canonical card order. Deals come from a counter-based
+stream keyed by (seed, shard, iteration). Plain numpy: the products are float32 batched matmuls over the
+deals, the class sums float64 (stable sort by class, ``np.add.reduceat``), bitwise reproducible.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from distcfr.cards import CARD_KEYS, rank_of_keys
+from distcfr.errors import BadParameter
+from distcfr.games.hand_classes import HandClasses
+
+_WORK = np.float32  # sigma gathers and per-deal products; class sums are float64
+_CHUNK_FLOATS = 1 << 19  # per-deal temporaries of one chunk of deals: cache-sized
+_MAX_CHUNK = 512  # deals per chunk at most (for one stack)
+_SHOWDOWN_CHUNK = 512  # deals whose rank lookups and showdown signs are computed together
+_LONG_RUNS = 8  # mean deals per class in a chunk from which class sums use np.add.reduceat
+
+
+@dataclasses.dataclass(frozen=True)
+class Block:
+    """One table of the sampled game: ``shape`` is per class, the action axis last."""
+
+    name: str
+    player: int
+    shape: tuple[int, ...]
+    n_actions: int
+
+
+@dataclasses.dataclass(frozen=True)
+class ClassSums:
+    """Batch sums of one block for the classes the batch touched.
+
+    rows (n,) sorted unique class ids; q (n, *shape) float64 counterfactual action values in the
+    acting player's payoff; reach (n, *shape[:-1]) float64 own reach.
+    """
+
+    rows: np.ndarray
+    q: np.ndarray
+    reach: np.ndarray
+
+    def __add__(self, other: ClassSums) -> ClassSums:
+        """The sums of two batches: rows merged, values added (always in the same order, so a
+        fixed tree of additions gives bitwise the same result whoever computes it)."""
+        rows = np.union1d(self.rows, other.rows)
+        q = np.zeros((len(rows), *self.q.shape[1:]))
+        reach = np.zeros((len(rows), *self.reach.shape[1:]))
+        for part in (self, other):
+            at = np.searchsorted(rows, part.rows)
+            q[at] += part.q
+            reach[at] += part.reach
+        return ClassSums(rows, q, reach)
+
+
+class SampledDraw27:
+    """Sampled draw27 of a ``ranks`` x ``suits`` deck, ``hand`` cards each, one table column per stack."""
+
+    def __init__(self, ranks: int = 13, suits: int = 4, hand: int = 5, stacks=(3.0,)):
+        if ranks * suits < 4 * hand:
+            raise BadParameter(f"a deck of {ranks * suits} cards is too small for {hand}-card hands and two full draws")
+        self.classes = HandClasses(ranks, suits, hand)
+        self.ranks, self.suits, self.hand = ranks, suits, hand
+        self.stacks = np.asarray(stacks, dtype=np.float64).reshape(-1)  # (B,)
+        h, m, b = hand, 1 << hand, len(self.stacks)
+        self.n_masks = m
+        self.blocks = (Block("btn_push", 0, (b, 2), 2), Block("btn_draw", 0, (h + 1, b, m), m),
+                       Block("bb_call", 1, (b, 2), 2), Block("bb_draw", 1, (b, m), m))
+        self.mask_size = np.array([bin(x).count("1") for x in range(m)])  # (M,) cards drawn per mask
+        self.keep = ((np.arange(m)[None, :] >> np.arange(h)[:, None]) & 1 == 0).astype(np.int32)  # (H, M)
+        self.order = np.argsort(self.mask_size, kind="stable")  # (M,) masks by draw count: groups k = 0..H
+        self.rank = np.argsort(self.order)  # (M,) place of each mask in that order
+        ends = np.cumsum(np.bincount(self.mask_size))
+        self.bounds = list(zip(ends - np.bincount(self.mask_size), ends))  # [lo, hi) of each group k
+        self.chunk = int(np.clip(_CHUNK_FLOATS // ((h + 1) * b * m), 16, _MAX_CHUNK))
+
+    @property
+    def n_classes(self) -> int:
+        return self.classes.n_classes
+
+    def block(self, name: str) -> Block:
+        return next(b for b in self.blocks if b.name == name)
+
+    def uniform(self, dtype=np.float32) -> dict[str, np.ndarray]:
+        """Every block's uniform strategy, full (C, *shape) tables."""
+        return {b.name: np.full((self.n_classes, *b.shape), 1 / b.n_actions, dtype=dtype) for b in self.blocks}
+
+    # ---- deals ------------------------------------------------------------------------------------
+    def sample_deals(self, seed: int, shard: int, iteration: int, n: int) -> np.ndarray:
+        """(n, 4H) int32 deals drawn from the stream keyed by (seed, shard, iteration).
+
+        Columns: button hand [0:H], big blind hand [H:2H], stub top [2H:4H] (the big blind draws
+        stub[0:k2], the button stub[k2:k2+k1]). A partial Fisher-Yates shuffle of 4H positions.
+        """
+        rng = np.random.Generator(np.random.Philox(key=seed, counter=[0, 0, shard, iteration]))
+        deck = self.classes.deck
+        size, picks = len(deck), 4 * self.hand
+        offsets = rng.integers(0, size - np.arange(picks)[:, None], size=(picks, n))  # (4H, n): swap i with i + offset
+        perm = np.tile(np.arange(size, dtype=np.int32)[:, None], (1, n))  # (N, n) one column per deal
+        col = np.arange(n)
+        for i in range(picks):
+            j = i + offsets[i]
+            top = perm[i].copy()
+            perm[i] = perm[j, col]
+            perm[j, col] = top
+        return deck[perm[:picks]].T.astype(np.int32)
+
+    def _columns(self, deals: np.ndarray):
+        """Classes and canonical orders of both hands: (c1, c2 (D,), can1, can2 (H, D), stub (2H, D))."""
+        cols = np.ascontiguousarray(np.asarray(deals, dtype=np.int32).T)  # (4H, D)
+        h = self.hand
+        c1, can1 = self.classes.classify_columns(cols[:h])
+        c2, can2 = self.classes.classify_columns(cols[h:2 * h])
+        return c1, c2, can1, can2, cols[2 * h:]
+
+    def _showdown(self, can1, can2, stub) -> np.ndarray:
+        """(D, M, M) float32 Wt[deal, big blind mask in draw-count order (``self.order``), button mask]:
+        +1 when the button's final hand is lower (wins), 0 on a tie, -1 when it loses."""
+        h = self.hand
+        kept1 = self.keep.T @ CARD_KEYS.take(can1)  # (M, D) int32 key of the kept cards per mask
+        kept2 = self.keep.T[self.order] @ CARD_KEYS.take(can2)  # (M, D) big blind masks in draw-count order
+        prefix = np.zeros((2 * h + 1, stub.shape[1]), dtype=np.int32)  # (2H+1, D) keys of stub[0:i]
+        np.cumsum(CARD_KEYS.take(stub), axis=0, out=prefix[1:])
+        rank2 = rank_of_keys(kept2 + prefix[self.mask_size[self.order]], dtype=np.int16).T.copy()  # (D, M)
+        k = np.arange(h + 1)[:, None]  # (H+1, 1): the big blind's draw count
+        drawn1 = prefix[k + self.mask_size] - prefix[k[:, 0]][:, None]  # (H+1, M, D): stub[k:k+|m1|]
+        rank1 = rank_of_keys(kept1 + drawn1, dtype=np.int16).transpose(2, 0, 1).copy()  # (D, H+1, M)
+        diff = np.empty((stub.shape[1], self.n_masks, self.n_masks), dtype=np.int16)  # ranks < 2**13: no overflow
+        for kk, (lo, hi) in enumerate(self.bounds):
+            np.subtract(rank2[:, lo:hi, None], rank1[:, kk, None, :], out=diff[:, lo:hi])
+        np.clip(diff, -1, 1, out=diff)  # the sign of integer differences
+        return diff.astype(_WORK)
+
+    def showdown_matrix(self, deals: np.ndarray) -> np.ndarray:
+        """(D, M, M) int8 W[deal, m1 (button mask), m2 (big blind mask)]: +1 button wins, 0, -1."""
+        _, _, can1, can2, stub = self._columns(deals)
+        w = np.empty((stub.shape[1], self.n_masks, self.n_masks), dtype=np.int8)
+        w[:, :, self.order] = self._showdown(can1, can2, stub).transpose(0, 2, 1)
+        return w
+
+    # ---- values -----------------------------------------------------------------------------------
+    def _chunk_values(self, sigma, c1, c2, wt, button: bool) -> dict[str, np.ndarray]:
+        """Per-deal values of one chunk: p, q, v2 (D, B) and, for the big blind, q_bb_draw (D, B, M)
+        (its counterfactual values); with ``button`` also x (D, H+1, B, M), the button's draw values.
+        Products are per draw-count group k of big blind masks: batched matmuls over the deals."""
+        stacks = self.stacks.astype(_WORK)[:, None]  # (B, 1)
+        p = sigma["btn_push"][c1, :, 1].astype(_WORK)  # (D, B)
+        q = sigma["bb_call"][c2, :, 1].astype(_WORK)
+        d1 = sigma["btn_draw"][c1].astype(_WORK, copy=False)  # (D, H+1, B, M)
+        d2 = sigma["bb_draw"][c2][:, :, self.order].astype(_WORK, copy=False)  # (D, B, M) draw-count order
+        a = np.empty_like(d2)  # (D, B, M) button's expected showdown per unit stake given the big blind's mask
+        for k, (lo, hi) in enumerate(self.bounds):
+            np.matmul(d1[:, k], wt[:, lo:hi].transpose(0, 2, 1), out=a[:, :, lo:hi])  # (D, B, M) @ (D, M, n_k)
+        v2 = np.einsum("dbm,dbm->db", d2, a) * stacks[:, 0]  # (D, B) button's value once called
+        out = {"p": p, "q": q, "v2": v2, "q_bb_draw": -(p * stacks[:, 0])[:, :, None] * a[:, :, self.rank]}
+        if button:
+            w2 = d2 * (q[:, :, None] * stacks)  # (D, B, M) big blind's reach times the stake
+            x = np.empty_like(d1)
+            for k, (lo, hi) in enumerate(self.bounds):
+                if hi - lo == 1:  # stand pat or draw all: an outer product, faster without a BLAS call per deal
+                    np.multiply(w2[:, :, lo, None], wt[:, lo, None, :], out=x[:, k])
+                else:
+                    np.matmul(w2[:, :, lo:hi], wt[:, lo:hi], out=x[:, k])  # (D, B, n_k) @ (D, n_k, M)
+            out["x"] = x
+        return out
+
+    def cfr_values(self, sigma: dict[str, np.ndarray], deals: np.ndarray, players=(0, 1)) -> dict[str, ClassSums]:
+        """Batch sums of counterfactual action values and own reach, per block of ``players``.
+
+        sigma: block name -> current strategy (C, *shape) float32 or float64; deals: (D, 4H) from
+        :meth:`sample_deals`. Returns block name -> :class:`ClassSums` (sparse rows, float64).
+        """
+        c1, c2, can1, can2, stub = self._columns(deals)
+        first = 0 if 0 in players else 1  # deals sorted by this player's class: its sums are added chunk by chunk
+        order = np.argsort((c1, c2)[first], kind="stable")
+        c1, c2, can1, can2, stub = c1[order], c2[order], can1[:, order], can2[:, order], stub[:, order]
+        classes = (c1, c2)  # per player
+        sums = {b.name: (_Accumulator(classes[b.player], b.shape), b.player)
+                for b in self.blocks if b.player in players}
+        later: dict[str, list] = {}  # the other player's (smaller) per-deal values, summed once at the end
+        for cut, wt in self._chunks(can1, can2, stub):
+            v = self._chunk_values(sigma, c1[cut], c2[cut], wt, button=0 in players)
+            for name, (q, reach) in self._block_values(v, np.ones_like(v["p"])).items():
+                if name in sums and sums[name][1] == first:
+                    sums[name][0].add(classes[first][cut], q, reach)
+                elif name in sums:
+                    later.setdefault(name, []).append((q, reach))
+        for name, parts in later.items():
+            sums[name][0].add(classes[1 - first], *(np.concatenate(x) for x in zip(*parts)))
+        return {name: acc.result() for name, (acc, _) in sums.items()}
+
+    def _chunks(self, can1, can2, stub):
+        """(deal slice, showdown signs Wt of those deals) per chunk: signs computed ``_SHOWDOWN_CHUNK`` deals at
+        a time, products ``self.chunk`` at a time (their temporaries grow with the stacks)."""
+        for s in range(0, can1.shape[1], _SHOWDOWN_CHUNK):
+            big = slice(s, s + _SHOWDOWN_CHUNK)
+            wt = self._showdown(can1[:, big], can2[:, big], stub[:, big])
+            for t in range(0, len(wt), self.chunk):
+                yield slice(s + t, s + min(len(wt), t + self.chunk)), wt[t:t + self.chunk]
+
+    @staticmethod
+    def _block_values(v, ones) -> dict[str, tuple]:
+        """Block name -> (per-deal action values, per-deal own reach (D, B)) from :meth:`_chunk_values`."""
+        p, q, v2 = v["p"], v["q"], v["v2"]
+        out = {"bb_call": (np.stack([-p, -p * v2], axis=-1), ones), "bb_draw": (v["q_bb_draw"], q)}
+        if "x" in v:
+            out["btn_push"] = (np.stack([-0.5 * ones, q * v2 + (1 - q)], axis=-1), ones)
+            out["btn_draw"] = (v["x"], p)
+        return out
+
+    def deal_values(self, sigma: dict[str, np.ndarray], deals: np.ndarray) -> np.ndarray:
+        """(D, B) float64 button payoff of each deal when both players follow ``sigma`` (draws in expectation)."""
+        c1, c2, can1, can2, stub = self._columns(deals)
+        out = np.empty((len(c1), len(self.stacks)))
+        for cut, wt in self._chunks(can1, can2, stub):
+            v = self._chunk_values(sigma, c1[cut], c2[cut], wt, button=False)
+            p, q, v2 = (v[key].astype(np.float64) for key in ("p", "q", "v2"))
+            out[cut] = -0.5 * (1 - p) + p * ((1 - q) + q * v2)
+        return out
+
+
+class _Accumulator:
+    """Float64 sums of per-deal rows by class over a batch, added chunk by chunk in a fixed order.
+
+    Within a chunk the deals are stably sorted by class and summed per class with ``np.add.reduceat``
+    when classes repeat a lot, else run position by run position (every class's first deal, then every
+    second, ...), which avoids reduceat's per-row cost when most classes occur once. A row's first
+    value is stored, not added. Every choice depends on the data only: results are reproducible."""
+
+    def __init__(self, classes: np.ndarray, shape: tuple[int, ...]):
+        self.rows = np.unique(classes)  # (n,) sorted
+        self.q = np.empty((len(self.rows), *shape))
+        self.reach = np.empty((len(self.rows), shape[-2]))  # (n, B): the reach does not depend on k
+        self.touched = np.zeros(len(self.rows), dtype=bool)
+        self.shape = shape
+
+    def add(self, classes: np.ndarray, q: np.ndarray, reach: np.ndarray) -> None:
+        """Add per-deal rows q (D, *shape), reach (D, B) of deals of classes (D,)."""
+        at = np.searchsorted(self.rows, classes)  # (D,) accumulator row of each deal
+        if (np.diff(at) > 0).all():  # sorted, each class once: rows in deal order
+            self._put(at, q, reach)
+            return
+        order = np.argsort(at, kind="stable")
+        ordered = at[order]
+        first = np.r_[True, ordered[1:] != ordered[:-1]]
+        starts = np.flatnonzero(first)
+        if len(starts) * _LONG_RUNS <= len(at):  # long runs: one reduceat
+            self._put(ordered[starts], np.add.reduceat(q[order], starts, axis=0, dtype=np.float64),
+                      np.add.reduceat(reach[order], starts, axis=0, dtype=np.float64))
+            return
+        position = np.arange(len(order)) - starts[np.cumsum(first) - 1]  # (D,) place within its run
+        for j in range(int(position.max()) + 1):
+            sel = position == j  # at most one deal per class
+            self._put(ordered[sel], q[order[sel]], reach[order[sel]])
+
+    def _put(self, at: np.ndarray, q: np.ndarray, reach: np.ndarray) -> None:
+        """Store or add rows for distinct accumulator rows ``at`` (ascending)."""
+        fresh = ~self.touched[at]
+        if fresh.all():
+            where = slice(at[0], at[-1] + 1) if at[-1] - at[0] == len(at) - 1 else at  # a slice: no gather
+            self.q[where], self.reach[where] = q, reach
+        else:
+            self.q[at[fresh]], self.reach[at[fresh]] = q[fresh], reach[fresh]
+            self.q[at[~fresh]] += q[~fresh]
+            self.reach[at[~fresh]] += reach[~fresh]
+        self.touched[at] = True
+
+    def result(self) -> ClassSums:
+        reach = np.broadcast_to(self.reach.reshape(len(self.rows), *(1,) * (len(self.shape) - 2), -1),
+                                (len(self.rows), *self.shape[:-1]))
+        return ClassSums(self.rows, self.q, np.ascontiguousarray(reach))

@@ -1,0 +1,206 @@
+"""The command line's sampled runs (``python -m distcfr.train`` on draw27 configurations too large
+to enumerate, or with ``--sampling``): launch, progress in deals per second, the exploitability
+bracket, the summary and the compact strategy file."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+from distcfr.cli import release_solver
+from distcfr.engine.memory import available_bytes, sampled_estimate
+from distcfr.errors import BadParameter
+from distcfr.io.msgpack_io import check_writable, write_atomic
+from distcfr.progress import Progress
+from distcfr.solve.run import RunPlan, run
+from distcfr.solve.sampled_solver import SampledSolver
+
+DEFAULT_MINUTES = 10.0
+AUTO_RAY_BATCH = 20_000  # deals per half-iteration from which --workers auto uses Ray (~100,000 deals/s a core)
+
+
+class _SampledLauncher:
+    """The SampledSolver's shard factory: workers, memory report and check, then the shards."""
+
+    def __init__(self, args):
+        self.args, self.started_ray, self.memory, self.workers = args, False, None, 0
+
+    def __call__(self, spec, n_shards, seed, batch):
+        from distcfr.dist.launch import make_sampled_shards
+        from distcfr.games.registry import load_game
+
+        workers = self.args.workers
+        if workers == "auto":  # a batch under ~0.2 s of one core's work is not worth Ray's round trips
+            import os
+
+            small = batch < AUTO_RAY_BATCH and self.args.address is None
+            workers = 0 if small else min(os.cpu_count() or 1, n_shards) if self.args.address is None else n_shards
+        self.workers = workers = min(int(workers), n_shards)
+        self.memory = sampled_estimate(load_game(spec).sampled(), batch, n_shards, workers)
+        available = available_bytes()
+        if not self.args.quiet:
+            print(self.memory.describe() + f" of {available / 1e9:.1f} GB available")
+        if self.memory.this_machine > available:
+            raise BadParameter(f"{spec} needs about {self.memory.this_machine / 1e9:.1f} GB here, "
+                               f"{available / 1e9:.1f} GB are available: use fewer stacks or a cluster (--address)")
+        shards, self.started_ray = make_sampled_shards(spec, n_shards, workers, self.args.address, seed, batch)
+        return shards
+
+
+def solve_sampled_command(args, game, checkpoint) -> dict:
+    """Solve ``game`` by chance-sampled CFR as ``args`` say; returns the summary dict."""
+    for path in (args.out, args.summary_json, args.checkpoint):
+        if path:
+            check_writable(path)
+    minutes = args.minutes
+    if minutes is None and args.iterations is None and args.target_exploitability is None:
+        minutes = DEFAULT_MINUTES
+    plan = RunPlan(args.iterations, args.target_exploitability, args.eval_every, False,
+                   args.checkpoint and Path(args.checkpoint), args.checkpoint_every,
+                   seconds=minutes * 60 if minutes else None)
+    launcher = _SampledLauncher(args)
+    solver, summary = None, {}
+    try:
+        if checkpoint is not None:
+            solver = SampledSolver.from_checkpoint(checkpoint, shard_set=launcher)
+        else:
+            solver = SampledSolver(game, args.algorithm or "auto", args.batch, args.seed, args.shards,
+                                   shard_set=launcher)
+        summary = _run(args, game, solver, plan, launcher)
+        return summary
+    finally:
+        release_solver(solver, launcher, summary.get("interrupted", False))
+
+
+def _run(args, game, solver: SampledSolver, plan: RunPlan, launcher) -> dict:
+    where = solver.describe()
+    workers = f"  {where['workers']} workers" if where["workers"] else ""
+    progress = Progress(args.iterations, enabled=not args.quiet)
+    first_deals, start = solver.deals_done, time.perf_counter()
+    classes = solver.kernel.n_classes
+
+    def after_iteration(s, expl):
+        rate = (s.deals_done - first_deals) / max(time.perf_counter() - start, 1e-9)
+        progress.update(s.iteration, s.iteration, expl,
+                        f"  {rate:,.0f} deals/s  {s.deals_done / classes:,.1f} deals per class{workers}")
+
+    on_stop = None
+    if where["workers"]:
+        from distcfr.dist.runtime import silence_ray_logs as on_stop
+    result = run(solver, plan, after_iteration, on_stop=on_stop)
+    progress.close()
+    strategy = solver.average_strategy()
+    if result.interrupted:
+        strategy.save(args.out)
+        print(f"interrupted {game.spec} at iteration {solver.iteration} ({solver.deals_done:,} deals): average "
+              f"strategy written to {args.out}" + (f", checkpoint {args.checkpoint}" if args.checkpoint else ""))
+        return {"interrupted": True}
+    bracket = strategy.bracket(args.bracket_samples)
+    summary = summarize_sampled(game, solver, bracket, result.wall_seconds, result.iterations_run,
+                                solver.deals_done - first_deals)
+    summary.update(where)
+    summary["memory"] = launcher.memory.as_dict()
+    strategy.meta["evaluation"] = summary["per_variant"]
+    strategy.save(args.out)
+    if args.summary_json:
+        write_atomic(args.summary_json, (json.dumps(summary, indent=2) + "\n").encode())
+    print_sampled(summary, args.out)
+    summary["interrupted"] = False
+    return summary
+
+
+def summarize_sampled(game, solver: SampledSolver, bracket, wall: float, iterations_run: int, deals_run: int) -> dict:
+    """The summary of a sampled run. ``exploitability`` is the bracket's upper estimate (the
+    honest side); ``exploitability_ci`` spans both estimates widened by 1.96 standard errors."""
+    low = bracket.low - 1.96 * bracket.low_se
+    high = bracket.high + 1.96 * bracket.high_se
+    visits = solver.kernel.n_classes
+    per_variant = [{"variant": label, "value": float(bracket.value[i]), "value_se": float(bracket.value_se[i]),
+                    "exploitability": float(bracket.high[i]),
+                    "exploitability_ci": [float(max(low[i], 0.0)), float(high[i])],
+                    "exploitability_estimates": [float(bracket.low[i]), float(bracket.high[i])]}
+                   for i, label in enumerate(game.variant_labels)]
+    return {
+        "game": game.spec, "mode": "sampled", "algorithm": solver.rule.name, "rule": solver.rule.fields(),
+        "seed": solver.seed, "batch": solver.batch, "iterations": solver.iteration, "deals": solver.deals_done,
+        "wall_seconds": wall, "deals_per_second": deals_run / wall if wall > 0 else None,
+        "iterations_per_second": iterations_run / wall if wall > 0 else None,
+        "exploitability": float(bracket.high.max()),
+        "exploitability_meaning": "upper estimate of the sampled bracket, BB per hand",
+        "exploitability_ci": [float(max(low.max(), 0.0)), float(high.max())],
+        "value": float(bracket.value[0]) if len(bracket.value) == 1 else [float(v) for v in bracket.value],
+        "value_se": float(bracket.value_se.max()),
+        "visits_per_class": {"mean": solver.deals_done / visits,
+                             "bracket_min": [v[0] for v in bracket.visits],
+                             "bracket_median": [v[1] for v in bracket.visits]},
+        "per_variant": per_variant,
+    }
+
+
+def print_sampled(summary: dict, out_path) -> None:
+    print(f"sampled {summary['game']} with {summary['algorithm']}: {summary['iterations']} iterations, "
+          f"{summary['deals']:,} deals in {summary['wall_seconds']:.1f} s ({summary['deals_per_second']:,.0f} deals/s)")
+    for row in summary["per_variant"]:
+        lo, hi = row["exploitability_ci"]
+        print(f"  {row['variant']:>8}  value {row['value']:+.4f} +- {row['value_se']:.4f}  "
+              f"exploitability in [{lo:.4f}, {hi:.4f}] BB (estimates {row['exploitability_estimates'][0]:.4f} "
+              f"to {row['exploitability_estimates'][1]:.4f})")
+    print(f"  average strategy written to {out_path} (float16 per hand class)")
+
+
+def show_class_strategy(path, hand: str | None = None) -> None:
+    """``python -m distcfr.show`` for a sampled strategy file: its stored evaluation, how often the
+    button pushes and the big blind calls (over all dealt hands), and with ``hand`` that hand's
+    whole strategy."""
+    from distcfr.evaluate.class_strategy import load_class_strategy
+
+    strategy = load_class_strategy(path)
+    game, meta, kernel = strategy.game, strategy.meta, strategy.kernel
+    print(f"{path}: {game.spec}, sampled {meta.get('algorithm', '?')} after {meta.get('iterations', 0)} iterations, "
+          f"{meta.get('deals', 0):,} deals")
+    weight = kernel.classes.hands_per_class / kernel.classes.hands_per_class.sum()  # (C,) share of dealt hands
+    push = weight @ strategy.tables["btn_push"][:, :, 1]  # (B,)
+    call = weight @ strategy.tables["bb_call"][:, :, 1]
+    for v, label in enumerate(game.variant_labels):
+        row = (meta.get("evaluation") or [{}] * len(game.variant_labels))[v]
+        ci = row.get("exploitability_ci")
+        shown = f"  exploitability in [{ci[0]:.4f}, {ci[1]:.4f}] BB" if ci else ""
+        value = f"  value {row['value']:+.4f} +- {row.get('value_se', 0):.4f}" if "value" in row else ""
+        print(f"  {label}{value}{shown}  button pushes {push[v]:.1%} of hands, big blind calls {call[v]:.1%}")
+    if hand:
+        print(hand_strategy(strategy, hand))
+
+
+def hand_strategy(strategy, text: str) -> str:
+    """One hand's full strategy, per stack: push, call, the big blind's draw and the button's draw
+    after each big-blind draw count, discards written as the cards thrown."""
+    from distcfr.cards import format_cards, parse
+
+    kernel = strategy.kernel
+    cards = parse(text)
+    if len(cards) != kernel.hand or len(set(cards.tolist())) != kernel.hand or \
+            not np.isin(cards, kernel.classes.deck).all():
+        raise BadParameter(f"--hand needs {kernel.hand} different cards of this game's deck, got {text!r}")
+    (cls,), (canonical,) = kernel.classes.classify(cards[None])
+    t = strategy.tables
+    lines = [f"{format_cards(cards)} (class {kernel.classes.label(int(cls))})"]
+
+    def draws(probs) -> str:
+        order = np.argsort(-probs)[:3]
+        parts = []
+        for mask in order:
+            if probs[mask] < 0.005:
+                break
+            thrown = [canonical[j] for j in range(kernel.hand) if mask >> j & 1]
+            parts.append(f"{'pat' if not thrown else 'throw ' + format_cards(thrown)} {probs[mask]:.0%}")
+        return ", ".join(parts)
+
+    for v, label in enumerate(strategy.game.variant_labels):
+        lines.append(f"  {label}: push {t['btn_push'][cls, v, 1]:.0%}, call {t['bb_call'][cls, v, 1]:.0%}; "
+                     f"big blind draws: {draws(t['bb_draw'][cls, v])}")
+        for k in range(kernel.hand + 1):
+            lines.append(f"      button after the big blind drew {k}: {draws(t['btn_draw'][cls, k, v])}")
+    return "\n".join(lines)

@@ -1,0 +1,274 @@
+import itertools
+import math
+
+import numpy as np
+import pytest
+from reference_sampled import solve_sampled
+
+from distcfr.cards import lowball27_rank, parse
+from distcfr.evaluate.sampled import exact_masks, exploitability_bracket, to_exact_strategy
+from distcfr.evaluate.strategy import Strategy
+from distcfr.games.draw27_sampled import SampledDraw27
+from distcfr.games.draw_equity import showdown_equity
+
+Z = 4.5  # tolerance in standard errors for sampled means (fixed seeds: a failure is a real shift)
+
+
+@pytest.fixture(scope="module")
+def full():
+    return SampledDraw27(13, 4, 5, stacks=(2.0, 7.5))
+
+
+def brute_w(game: SampledDraw27, deal) -> np.ndarray:
+    """W[m1, m2] of one deal from its literal cards: the big blind draws the top |m2| stub cards, the
+    button the next |m1|; masks index each hand's canonical order."""
+    h = game.hand
+    _, can1 = game.classes.classify(np.array([deal[:h]]))
+    _, can2 = game.classes.classify(np.array([deal[h:2 * h]]))
+    stub = list(deal[2 * h:])
+    finals1, finals2 = [], []
+    for m1, m2 in itertools.product(range(1 << h), repeat=2):
+        keep1 = [c for j, c in enumerate(can1[0].tolist()) if not m1 >> j & 1]
+        keep2 = [c for j, c in enumerate(can2[0].tolist()) if not m2 >> j & 1]
+        k1, k2 = h - len(keep1), h - len(keep2)
+        finals1.append(keep1 + stub[k2:k2 + k1])
+        finals2.append(keep2 + stub[:k2])
+    r1, r2 = lowball27_rank(np.array(finals1)), lowball27_rank(np.array(finals2))
+    return np.sign(r2 - r1).reshape(1 << h, 1 << h)
+
+
+@pytest.mark.parametrize("ranks,suits,hand", [(13, 4, 5), (13, 4, 2), (8, 2, 3)])
+def test_showdown_matrix_matches_brute_force(ranks, suits, hand):
+    game = SampledDraw27(ranks, suits, hand)
+    deals = game.sample_deals(5, 0, 0, 6)
+    w = game.showdown_matrix(deals)
+    assert w.dtype == np.int8 and w.shape == (6, 1 << hand, 1 << hand)
+    for d in range(6):
+        assert np.array_equal(w[d], brute_w(game, deals[d].tolist())), d
+
+
+def random_sigma(game: SampledDraw27, rng, dtype=np.float64) -> dict:
+    out = {}
+    for b in game.blocks:
+        x = rng.random((game.n_classes, *b.shape), dtype=dtype)
+        x *= x  # skewed, never exactly 0
+        out[b.name] = x / x.sum(-1, keepdims=True)
+    return out
+
+
+def brute_values(game: SampledDraw27, sigma, deals) -> dict:
+    """Per block, class -> (summed Q, summed reach) from the formulas, deal by deal, stack by stack."""
+    h, m = game.hand, game.n_masks
+    size = [bin(x).count("1") for x in range(m)]
+    sums = {}
+
+    def add(name, c, q, reach):
+        old = sums.setdefault(name, {}).get(c, (0.0, 0.0))
+        sums[name][c] = (old[0] + np.array(q), old[1] + np.array(reach))
+
+    for deal in deals.tolist():
+        w = brute_w(game, deal)
+        c1 = int(game.classes.classify(np.array([deal[:h]]))[0][0])
+        c2 = int(game.classes.classify(np.array([deal[h:2 * h]]))[0][0])
+        q_push, q_draw1, q_call, q_draw2, reach = [], [], [], [], []
+        for b, s in enumerate(game.stacks.tolist()):
+            p, q = sigma["btn_push"][c1, b, 1], sigma["bb_call"][c2, b, 1]
+            d1, d2 = sigma["btn_draw"][c1, :, b], sigma["bb_draw"][c2, b]
+            a = [s * sum(d1[size[m2], m1] * w[m1, m2] for m1 in range(m)) for m2 in range(m)]
+            v2 = sum(d2[m2] * a[m2] for m2 in range(m))
+            q_push.append([-0.5, q * v2 + (1 - q)])
+            q_call.append([-p, -p * v2])
+            q_draw2.append([-p * a[m2] for m2 in range(m)])
+            q_draw1.append([[sum(q * d2[m2] * s * w[m1, m2] for m2 in range(m) if size[m2] == k)
+                             for m1 in range(m)] for k in range(h + 1)])
+            reach.append((p, q))
+        reach = np.array(reach)  # (B, 2) own reach of the button's and the big blind's draws
+        ones = np.ones(len(game.stacks))
+        add("btn_push", c1, q_push, ones)
+        add("btn_draw", c1, np.array(q_draw1).transpose(1, 0, 2), np.tile(reach[:, 0], (h + 1, 1)))
+        add("bb_call", c2, q_call, ones)
+        add("bb_draw", c2, q_draw2, reach[:, 1])
+    return sums
+
+
+@pytest.mark.parametrize("ranks,suits,hand,n", [(13, 4, 2, 40), (6, 2, 2, 60), (13, 4, 5, 3)])
+def test_cfr_values_match_brute_force(ranks, suits, hand, n):
+    game = SampledDraw27(ranks, suits, hand, stacks=(1.5, 4.0))
+    sigma = random_sigma(game, np.random.default_rng(1))
+    deals = game.sample_deals(9, 2, 3, n)
+    got = game.cfr_values(sigma, deals)
+    want = brute_values(game, sigma, deals)
+    assert set(got) == set(want)
+    for name, sums in got.items():
+        assert sums.rows.tolist() == sorted(want[name])
+        for i, c in enumerate(sums.rows.tolist()):
+            q, reach = want[name][c]
+            np.testing.assert_allclose(sums.q[i], q, rtol=1e-5, atol=1e-5)
+            np.testing.assert_allclose(sums.reach[i], reach, rtol=1e-6)
+    one = game.cfr_values(sigma, deals, players=(1,))
+    assert set(one) == {"bb_call", "bb_draw"}  # its deals sorted by the big blind's class: another order of sums
+    np.testing.assert_allclose(one["bb_draw"].q, got["bb_draw"].q, rtol=1e-12, atol=1e-12)
+
+
+def test_showdown_expectation_matches_exact_equity():
+    """Mean of W over random stub orders of fixed hands = draw_equity's exact expectation."""
+    game = SampledDraw27(8, 2, 3)
+    rng = np.random.default_rng(7)
+    deck, n = game.classes.deck, 6000
+    for h1, h2 in [(parse("5c4d2c"), parse("8d7c3d")), (parse("9c7d6c"), parse("4c4d3c"))]:
+        rest = np.setdiff1d(deck, np.r_[h1, h2])
+        stubs = np.array([rng.permutation(rest)[:6] for _ in range(n)])
+        deals = np.concatenate([np.tile(h1, (n, 1)), np.tile(h2, (n, 1)), stubs], axis=1)
+        w = game.showdown_matrix(deals).astype(np.float64)  # (n, M, M) canonical masks
+        e1, e2 = exact_masks(game, h1[None])[0], exact_masks(game, h2[None])[0]
+        w_exact = np.empty_like(w)
+        w_exact[:, e1[:, None], e2[None, :]] = w  # canonical masks -> ascending-card masks
+        exact = showdown_equity(np.sort(h1)[None], np.sort(h2)[None], deck)[:, :, 0]
+        mean, se = w_exact.mean(0), w_exact.std(0, ddof=1) / math.sqrt(n)
+        assert (np.abs(mean - exact) <= Z * se + 1e-12).all()
+        assert (se > 0).sum() > 20  # most mask pairs are genuinely random
+
+
+def test_deals_are_valid_uniform_and_reproducible():
+    game = SampledDraw27(13, 4, 5)
+    deals = game.sample_deals(11, 3, 4, 20000)
+    assert deals.shape == (20000, 20) and deals.min() >= 0 and deals.max() < 52
+    ordered = np.sort(deals, axis=1)
+    assert (ordered[:, 1:] != ordered[:, :-1]).all()  # 20 distinct cards: no replacement
+    for col in (0, 7, 19):  # every position is uniform over the 52 cards
+        counts = np.bincount(deals[:, col], minlength=52)
+        expected = len(deals) / 52
+        chi2 = ((counts - expected) ** 2 / expected).sum()
+        assert chi2 < 51 + Z * math.sqrt(2 * 51)
+    assert np.array_equal(deals, game.sample_deals(11, 3, 4, 20000))
+    assert not np.array_equal(deals[:100], game.sample_deals(11, 4, 4, 100))
+    assert not np.array_equal(deals[:100], game.sample_deals(11, 3, 5, 100))
+
+
+def test_cfr_values_bitwise_reproducible(full):
+    sigma = random_sigma(full, np.random.default_rng(2), np.float32)
+    a = full.cfr_values(sigma, full.sample_deals(3, 1, 8, 3000))
+    b = full.cfr_values(sigma, full.sample_deals(3, 1, 8, 3000))
+    for name in a:
+        assert np.array_equal(a[name].rows, b[name].rows)
+        assert a[name].q.tobytes() == b[name].q.tobytes() and a[name].reach.tobytes() == b[name].reach.tobytes()
+
+
+def test_pat_low_frequencies(full):
+    """Dealt pat 9-low or better is 2.0% of hands, J-low or better 9.7% (pokerkit-checked)."""
+    classes = full.classes
+    ranks = lowball27_rank(classes.representative(np.arange(classes.n_classes)))
+    for worst, percent in [("9s8h7d6c4c", 2.0), ("JsTh9d8c6c", 9.7)]:
+        share = classes.hands_per_class[ranks <= lowball27_rank(parse(worst)[None])[0]].sum() / math.comb(52, 5)
+        assert round(100 * share, 1) == percent
+
+
+def deals_with(game, hand: str, seat: int, n: int, seed: int) -> np.ndarray:
+    """n deals giving ``hand`` to ``seat`` (0 button, 1 big blind), the rest at random."""
+    rng = np.random.default_rng(seed)
+    fixed = parse(hand)
+    out = []
+    for _ in range(n):
+        rest = rng.permutation(np.setdiff1d(game.classes.deck, fixed))
+        hands = [fixed, rest[:5]] if seat == 0 else [rest[:5], fixed]
+        out.append(np.concatenate([*hands, rest[5:15]]))
+    return np.array(out)
+
+
+def test_nut_low_never_loses(full):
+    w = full.showdown_matrix(deals_with(full, "7c5d4h3s2c", 0, 3000, 0))
+    assert (w[:, 0, :] >= 0).all() and (w[:, 0, :] > 0).mean() > 0.99
+    w = full.showdown_matrix(deals_with(full, "7d5c4s3h2d", 1, 3000, 1))
+    assert (w[:, :, 0] <= 0).all()
+
+
+def one_card_outs(game, button: str, blind: str, blind_draws: bool) -> int:
+    """Stub tops (each of the 42 unseen cards) with which the drawing hand, discarding its king and
+    drawing one against the other standing pat, wins."""
+    unseen = np.setdiff1d(game.classes.deck, np.r_[parse(button), parse(blind)])
+    assert len(unseen) == 42
+    others = np.tile(unseen, (42, 1))[~np.eye(42, dtype=bool)].reshape(42, 41)
+    stubs = np.concatenate([unseen[:, None], others[:, :9]], axis=1)  # each unseen card on top once
+    deals = np.concatenate([np.tile(parse(button), (42, 1)), np.tile(parse(blind), (42, 1)), stubs], axis=1)
+    _, canonical = game.classes.classify(parse(blind if blind_draws else button)[None])
+    king = 1 << int(np.flatnonzero(canonical[0] >> 2 == 11)[0])  # the king's canonical position
+    w = game.showdown_matrix(deals)
+    return int((w[:, 0, king] == -1).sum() if blind_draws else (w[:, king, 0] == 1).sum())
+
+
+def test_known_draw_outs(full):
+    """5-4-3-2 + K drawing one vs pat J-T-8-7-6 wins with 16 of 42 cards; 7-4-3-2 + K vs pat 9-8-6-5-3: 12."""
+    assert one_card_outs(full, "Js Th 8d 7c 6c", "5c 4d 3h 2s Kc", blind_draws=True) == 16
+    assert one_card_outs(full, "9s 8h 6d 5c 3c", "7c 4d 3h 2s Kc", blind_draws=True) == 12
+    assert one_card_outs(full, "7c 4d 3h 2s Kc", "9s 8h 6d 5c 3c", blind_draws=False) == 12
+
+
+@pytest.fixture(scope="module")
+def small_solves():
+    """Sampled LCFR on ranks=6, suits=2, hand=2 with few and with many samples, and exact exploitability."""
+    game = SampledDraw27(6, 2, 2, stacks=(2.0, 5.0))
+    out = {}
+    for iterations, batch in [(20, 30), (300, 400)]:
+        avg = solve_sampled(6, 2, 2, (2.0, 5.0), iterations, batch, seed=4)
+        exact = Strategy(*to_exact_strategy(game, avg))
+        out[iterations * batch] = (avg, exact.exploitability_per_variant(), exact.value_per_variant)
+    return game, out
+
+
+def test_sampled_lcfr_exploitability_falls(small_solves):
+    _, out = small_solves
+    few, many = out[600][1], out[120_000][1]
+    assert (many < few / 3).all(), (few, many)
+
+
+def test_vanilla_cfr_rule_converges_too(small_solves):
+    game, out = small_solves
+    avg = solve_sampled(6, 2, 2, (2.0, 5.0), 150, 400, seed=4, rule="cfr")
+    exact = Strategy(*to_exact_strategy(game, avg)).exploitability_per_variant()
+    assert (exact < out[600][1] / 3).all()
+    with pytest.raises(ValueError):
+        solve_sampled(6, 2, 2, (2.0,), 1, 10, seed=0, rule="dcfr")
+
+
+def test_bracket_contains_exact_exploitability(small_solves):
+    game, out = small_solves
+    for avg, exact, value in out.values():
+        br = exploitability_bracket(game, avg, seed=99, n=20000)
+        assert (br.low - Z * br.low_se <= exact).all() and (exact <= br.high + Z * br.high_se).all(), (br, exact)
+        assert (np.abs(br.value - value) <= Z * br.value_se).all(), (br.value, value)
+        assert br.visits[0][0] > 0 and br.visits[1][1] > 100
+
+
+def test_to_exact_strategy_keeps_the_strategy(small_solves):
+    """The exact table holds each class row for every concrete hand, discards translated."""
+    game, out = small_solves
+    avg = out[120_000][0]
+    layout, probs = to_exact_strategy(game, avg)
+    assert np.allclose(probs.sum(-1)[:, layout.action_mask.any(1)], 1)
+    c = game.classes.class_of("5c3d")
+    for label, hand in [("5d3c", "3c5d"), ("5c3d", "3d5c")]:  # the class's two hands, suits swapped
+        e = exact_masks(game, parse(hand)[None])[0]
+        assert np.allclose(probs[:, layout.label_index[f"{label}|ac"], e], avg["bb_draw"][c])
+        assert np.allclose(probs[:, layout.label_index[f"{label}|ac1"], e], avg["btn_draw"][c, 1])
+        assert np.allclose(probs[:, layout.label_index[f"{label}|"], :2], avg["btn_push"][c])
+
+
+def test_batch_sums_add_up_across_chunks():
+    """Many stacks make small chunks; a small deck repeats classes: one batch = the sum of its parts."""
+    game = SampledDraw27(6, 2, 2, stacks=tuple(np.arange(1, 20.001, 0.5)))
+    assert game.chunk < 1500
+    sigma = random_sigma(game, np.random.default_rng(5))
+    deals = game.sample_deals(2, 0, 1, 5000)
+    whole = game.cfr_values(sigma, deals)
+    again = game.cfr_values(sigma, deals)
+    for name, sums in whole.items():
+        assert sums.q.tobytes() == again[name].q.tobytes()
+        q = np.zeros((game.n_classes, *game.block(name).shape))
+        reach = np.zeros((game.n_classes, *game.block(name).shape[:-1]))
+        for part in np.array_split(deals, 10):
+            got = game.cfr_values(sigma, part)[name]
+            q[got.rows] += got.q
+            reach[got.rows] += got.reach
+        assert np.array_equal(sums.rows, np.flatnonzero(reach.any(tuple(range(1, reach.ndim)))))
+        np.testing.assert_allclose(sums.q, q[sums.rows], rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(sums.reach, reach[sums.rows], rtol=1e-12)
