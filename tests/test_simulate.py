@@ -88,16 +88,61 @@ def test_match_prints_and_writes_exact_and_simulated_values(tmp_path, capsys):
     assert "exact_ev" in data and "simulated_ev" not in data
 
 
-def test_a_game_too_large_to_enumerate_is_only_simulated(monkeypatch, capsys, tmp_path):
-    from distcfr.games.kuhn import Kuhn
+SMALL = "draw27(ranks=6,suits=2,hand=2,stacks=2:3:1)"
 
-    monkeypatch.setattr(Kuhn, "enumerable", False)
+
+def sampled_solve(tmp_path):
+    from distcfr.solve.sampled_solver import SampledSolver
+
+    with SampledSolver(distcfr.load_game(SMALL), batch=300, seed=1, shards=1) as solver:
+        strategy = solver.solve(iterations=5)
+    path = tmp_path / "sampled.msgpack"
+    strategy.save(path)
+    return path, strategy
+
+
+def test_sampled_simulation_agrees_with_the_exact_game(tmp_path):
+    from distcfr.evaluate.simulate import simulate_sampled
+
+    _, sampled = sampled_solve(tmp_path)
+    exact = sampled.to_exact()
+    uniform = distcfr.Strategy(exact.layout, exact.layout.uniform_strategy())
+    kernel = sampled.kernel
+    for first, second, a, b in ((sampled.tables, kernel.uniform(), exact, uniform),
+                                (kernel.uniform(), sampled.tables, uniform, exact)):
+        for v, sim in enumerate(simulate_sampled(kernel, first, second, 100_000, seed=3)):
+            low, high = sim.interval(0.999)
+            assert low <= a.head_to_head(b, v) <= high
+
+
+def test_sampled_file_where_the_game_is_small_gets_exact_values(tmp_path):
+    from distcfr.evaluate.class_strategy import load_class_strategy
+
+    path, _ = sampled_solve(tmp_path)
     out = tmp_path / "m.json"
-    assert main(["--game", "kuhn", "random", "random", "--games", "1000", "--json", str(out)]) == 0
+    assert main([str(path), "random", "--json", str(out)]) == 0
+    exact = load_class_strategy(path).to_exact()  # the file's float16 tables
+    uniform = distcfr.Strategy(exact.layout, exact.layout.uniform_strategy())
+    seats = json.loads(out.read_text())["seats"]
+    assert [row["variant"] for row in seats] == ["2BB", "2BB", "3BB", "3BB"]
+    assert seats[2]["exact_ev"] == pytest.approx(exact.head_to_head(uniform, 1), abs=1e-9)
+
+
+def test_a_game_too_large_to_enumerate_is_only_simulated(monkeypatch, capsys, tmp_path):
+    from distcfr.games.draw27 import Draw27
+
+    path, _ = sampled_solve(tmp_path)
+    monkeypatch.setattr(Draw27, "exact_size_problem", lambda self: "too large here")
+    out = tmp_path / "m.json"
+    assert main([str(path), "random", "--games", "5000", "--json", str(out)]) == 0
     data = json.loads(out.read_text())
-    assert "exact_ev" not in data and "simulated_ev" in data and "too large" in capsys.readouterr().out
-    assert main(["--game", "kuhn", "random", "random"]) == 2
+    for row in data["seats"] + data["both_seats"]:
+        assert "exact_ev" not in row and row["ci95"][0] < row["simulated_ev"] < row["ci95"][1]
+    assert "too large to enumerate" in capsys.readouterr().out
+    assert main([str(path), "random"]) == 2
     assert "--games" in capsys.readouterr().err
+    assert main([str(path), "train:5", "--games", "100"]) == 2
+    assert "--sampling" in capsys.readouterr().err
 
 
 def _bad_cases(tmp_path):

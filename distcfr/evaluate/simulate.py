@@ -1,15 +1,18 @@
 """Simulated matches between two strategies: sampled games, their mean payoff and its
 confidence interval (the exact counterpart is ``Evaluator.head_to_head``).
 
-1. Draw the deals by their probabilities (``Game.sample_deals`` for a game too large to
-   enumerate, else from ``Game.deals``), one per game.
+1. Draw the deals by their probabilities from ``Game.deals``, one per game.
 2. Walk the public tree level by level. At each level, every game still at a decision node
    looks up its infoset row exactly as the engine does,
    ``layout.node_offset[node] + game.private_index(history, player, deals)``, and samples
    its action from the row of the seat's strategy (inverse CDF on one uniform draw).
 3. Each game's payoff is player 1's utility at its terminal (``Game.terminal_utilities``).
 
-Numpy over games; Python loops only over tree levels and the nodes of a level. For draw27
+Numpy over games; Python loops only over tree levels and the nodes of a level.
+
+Games too large to enumerate (5-card draw27) have no ``deals()``: ``simulate_sampled`` plays
+their per-class strategy tables on deals from the game's own sampler (``SampledDraw27``),
+each deal scored by its exact expectation over both players' mixed actions and the draws. For draw27
 the payoff at a terminal is already an exact expectation over the draws, so a simulated
 game samples the hands and the decisions, not the cards drawn (a lower-variance estimate of
 the same value).
@@ -27,6 +30,7 @@ from distcfr.engine.layout import Layout
 from distcfr.games.tree import TERMINAL
 
 BATCH = 1 << 19  # games simulated at once (memory: a few arrays of this length)
+SAMPLED_SHARD = 1 << 20  # the deal stream of matches in a sampled game (solves use shards 0, 1, ...)
 
 
 @dataclass(frozen=True)
@@ -64,9 +68,6 @@ def seat_profile(layout: Layout, first: np.ndarray, second: np.ndarray) -> np.nd
 
 def sample_deals(layout: Layout, n: int, rng: np.random.Generator) -> np.ndarray:
     """(n, n_cards) deals drawn independently by their probabilities."""
-    sampled = layout.game.sample_deals(rng, n)
-    if sampled is not None:
-        return sampled
     cards, prob = layout.deals
     if (prob == prob[0]).all():
         return cards[rng.integers(len(prob), size=n)]
@@ -119,6 +120,27 @@ def simulate(layout: Layout, first: np.ndarray, second: np.ndarray, games: int, 
     mean = total / games
     variance = max(total_sq - games * mean * mean, 0.0) / (games - 1)
     return SimulationResult(games, mean, math.sqrt(variance / games))
+
+
+def simulate_sampled(kernel, first: dict, second: dict, games: int, seed: int = 0, stream: int = 0,
+                     batch: int = 20_000) -> list[SimulationResult]:
+    """Per stack, the button's payoff over ``games`` deals of a sampled game (``SampledDraw27``)
+    with ``first``'s tables in seat 1 and ``second``'s in seat 2; deals from the game's stream
+    keyed by (``seed``, SAMPLED_SHARD + ``stream``, batch number): the same seed and stream give
+    the same deals."""
+    if games < 2:
+        raise ValueError("simulate at least 2 games")
+    sigma = {b.name: (first if b.player == 0 else second)[b.name] for b in kernel.blocks}
+    n_stacks = len(kernel.stacks)
+    total, total_sq = np.zeros(n_stacks), np.zeros(n_stacks)
+    for k, start in enumerate(range(0, games, batch)):
+        deals = kernel.sample_deals(seed, SAMPLED_SHARD + stream, k, min(batch, games - start))
+        values = kernel.deal_values(sigma, deals)  # (D, B)
+        total += values.sum(axis=0)
+        total_sq += (values * values).sum(axis=0)
+    mean = total / games
+    variance = np.maximum(total_sq - games * mean * mean, 0.0) / (games - 1)
+    return [SimulationResult(games, float(m), float(np.sqrt(v / games))) for m, v in zip(mean, variance)]
 
 
 def _groups(values: np.ndarray):

@@ -98,15 +98,6 @@ class Game:
         """Every chance outcome: cards (n_deals, n_cards) int64 and probabilities (n_deals,)."""
         raise NotImplementedError
 
-    #: False for a game too large to enumerate: it is only sampled (``sample_deals``), and
-    #: matches report simulated values without an exact one
-    enumerable: bool = True
-
-    def sample_deals(self, rng: np.random.Generator, n: int) -> np.ndarray | None:
-        """(n, n_cards) deals drawn independently by their probabilities, for a game that has a
-        sampler of its own; None (the default): draw from ``deals()``."""
-        return None
-
     @cached_property
     def cards_per_deal(self) -> int:
         """Columns of the ``deals`` array (games override this to avoid building them)."""
