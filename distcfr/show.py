@@ -1,55 +1,96 @@
-"""python -m distcfr.show: read a saved strategy file and print its evaluation and tables.
+"""python -m distcfr.show: read a saved strategy file and print its evaluation and tables, or
+export it as JSON or as an OpenSpiel policy.
 
 Examples:
   python -m distcfr.show strategy.msgpack
   python -m distcfr.show mine.msgpack --against theirs.msgpack    # exact head-to-head value
+  python -m distcfr.show kuhn.msgpack --format json               # {infoset: {action: probability}}
+  python -m distcfr.show leduc.msgpack --format openspiel --out leduc_policy.json
+  python -m distcfr.show draw27_5card.msgpack --hand 8s6h4d3c2c    # sampled draw27: one hand's strategy
+
+--format openspiel (kuhn and leduc) writes {"game": "leduc_poker", "actions": [...], "policy":
+{OpenSpiel information state string: [probability of each OpenSpiel action]}}; with open-spiel
+installed, distcfr.evaluate.export.openspiel_policy(PATH) returns it as a TabularPolicy.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 
 from distcfr.cli import OneLineParser
-from distcfr.errors import DistcfrError
+from distcfr.errors import BadParameter, DistcfrError
 from distcfr.evaluate.class_strategy import KIND as CLASS_STRATEGY
+from distcfr.evaluate.export import json_table, openspiel_table
 from distcfr.evaluate.strategy import load_strategy
 from distcfr.evaluate.tables import render_tables
+from distcfr.io.paths import check_writable, write_atomic
 from distcfr.io.schema import file_format
+
+FORMATS = ("table", "json", "openspiel")
+
+
+def table_text(strategy, path, against=None) -> str:
+    """Today's report: evaluation per variant, the game's tables, the head-to-head values."""
+    meta = strategy.meta
+    lines = [f"{path}: {strategy.game.spec}, {meta.get('algorithm') or '?'} after {meta.get('iterations', 0)} "
+             "iterations"]
+    expl = strategy.exploitability_per_variant()
+    for v, label in enumerate(strategy.game.variant_labels):
+        br1, br2 = strategy.best_response_values(v)
+        lines.append(f"  {label + '  ' if label else ''}value {strategy.value(v):+.6f}  exploitability "
+                     f"{expl[v]:.3e}  (best responses: player 1 {br1:+.6f}, player 2 {br2:+.6f})")
+    tables = render_tables(strategy)
+    if tables:
+        lines.append("\n" + tables)
+    if against is not None:
+        other_path, other = against
+        for v, label in enumerate(strategy.game.variant_labels):
+            first, second = strategy.head_to_head(other, v), -other.head_to_head(strategy, v)
+            lines.append(f"  {label + '  ' if label else ''}{path} as player 1 vs {other_path}: "
+                         f"{first:+.6f}; as player 2: {second:+.6f}")
+    return "\n".join(lines)
 
 
 def main(argv=None) -> int:
-    parser = OneLineParser(prog="python -m distcfr.show", description=__doc__.split("\n")[0].split(": ", 1)[1],
-                     epilog=__doc__.split("\n", 2)[2], formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = OneLineParser(prog="python -m distcfr.show", description=__doc__.split("\n\n")[0].split(": ", 1)[1],
+                           epilog=__doc__.split("\n", 3)[3], formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("path", help="a strategy file written by python -m distcfr.train")
     parser.add_argument("--against", metavar="PATH", help="another strategy of the same game: print "
-                        "the exact value of each seat assignment")
+                        "the exact value of each seat assignment (with --format table)")
+    parser.add_argument("--format", choices=FORMATS, default="table",
+                        help="table: evaluation and strategy tables (default); json: infoset label -> action -> "
+                        "probability; openspiel: OpenSpiel information state -> probabilities in OpenSpiel's "
+                        "action order (kuhn, leduc)")
+    parser.add_argument("--out", metavar="PATH", help="write the output here instead of printing it")
     parser.add_argument("--hand", metavar="CARDS", help="sampled draw27 files: the full strategy of one hand, "
                         "e.g. 8s6h4d3c2c")
     try:
         args = parser.parse_args(argv)
+        if args.against and args.format != "table":
+            raise BadParameter("--against goes with --format table")
+        if args.out:
+            check_writable(args.out)
         if file_format(args.path) == CLASS_STRATEGY:
+            if args.format != "table" or args.out or args.against:
+                raise BadParameter("a sampled draw27 file is shown as a table only (no --format, --out, --against)")
             from distcfr.sampled_cli import show_class_strategy
 
             show_class_strategy(args.path, args.hand)
             return 0
         strategy = load_strategy(args.path)
-        meta = strategy.meta
-        print(f"{args.path}: {strategy.game.spec}, {meta.get('algorithm') or '?'} after "
-              f"{meta.get('iterations', 0)} iterations")
-        expl = strategy.exploitability_per_variant()
-        for v, label in enumerate(strategy.game.variant_labels):
-            br1, br2 = strategy.best_response_values(v)
-            print(f"  {label + '  ' if label else ''}value {strategy.value(v):+.6f}  exploitability "
-                  f"{expl[v]:.3e}  (best responses: player 1 {br1:+.6f}, player 2 {br2:+.6f})")
-        tables = render_tables(strategy)
-        if tables:
-            print("\n" + tables)
-        if args.against:
-            other = load_strategy(args.against)
-            for v, label in enumerate(strategy.game.variant_labels):
-                print(f"  {label + '  ' if label else ''}{args.path} as player 1 vs {args.against}: "
-                      f"{strategy.head_to_head(other, v):+.6f}; as player 2: {-other.head_to_head(strategy, v):+.6f}")
+        if args.format == "table":
+            against = (args.against, load_strategy(args.against)) if args.against else None
+            text = table_text(strategy, args.path, against)
+        else:
+            data = json_table(strategy) if args.format == "json" else openspiel_table(strategy)
+            text = json.dumps(data, indent=1)
+        if args.out:
+            write_atomic(args.out, (text + "\n").encode())
+            print(f"{args.format} of {args.path} ({strategy.game.spec}) written to {args.out}")
+        else:
+            print(text)
     except DistcfrError as err:
         print(f"distcfr.show: error: {err}", file=sys.stderr)
         return 2

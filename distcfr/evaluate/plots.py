@@ -50,3 +50,34 @@ def save_run_plot(path, history: list[tuple[int, float]], summary: dict) -> None
     fig.savefig(buffer, format="png", dpi=110)
     plt.close(fig)
     write_atomic(path, buffer.getvalue())
+
+
+def save_compare_plot(path, data: dict) -> None:
+    """Write a PNG of ``python -m distcfr.compare``'s curves: exploitability against solving
+    time (left) and against iterations (right), one line per rule."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from distcfr.io.paths import write_atomic
+
+    fig, (by_time, by_iteration) = plt.subplots(1, 2, figsize=(11, 4.2))
+    for name, curve in data["curves"].items():
+        style = {"ls": "--", "color": "black"} if "OpenSpiel" in name else {}
+        by_time.loglog(curve["seconds"], curve["exploitability"], lw=1.2, label=name, **style)
+        by_iteration.loglog(curve["iterations"], curve["exploitability"], lw=1.2, label=name, **style)
+    unit = " (BB)" if data["unit"] == "BB" else " (chips)"
+    by_time.set_xlabel("solving time (s), evaluation excluded")
+    by_iteration.set_xlabel("iterations")
+    for ax in (by_time, by_iteration):
+        ax.set_ylabel("exploitability" + unit)
+        ax.grid(True, which="both", alpha=0.3)
+    by_iteration.legend(fontsize=8)
+    fig.suptitle(f"{data['game']}: exploitability of the average strategy, {data['seconds_per_rule']:g} s per rule",
+                 fontsize=10)
+    fig.tight_layout()
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=110)
+    plt.close(fig)
+    write_atomic(path, buffer.getvalue())

@@ -25,7 +25,7 @@ MAX_RAISES = 2
 
 
 @dataclass(frozen=True)
-class _State:
+class BettingState:
     round: int
     round2_start: int | None  # index in the history where round 2 begins
     raises: int
@@ -35,34 +35,35 @@ class _State:
     showdown: bool
 
 
-def _replay(history: History) -> _State:
+def replay(history: History) -> BettingState:
+    """The betting state after the action codes ``history`` (also used by OpenSpiel exports)."""
     c = [1, 1]
     rnd, raises, in_round, to_act, start2 = 0, 0, 0, 0, None
     for i, code in enumerate(history):
         p = to_act
         if code == "f":
-            return _State(rnd, start2, raises, (c[0], c[1]), p, p, False)
+            return BettingState(rnd, start2, raises, (c[0], c[1]), p, p, False)
         in_round += 1
         if code == "c":
             facing = c[1 - p] > c[p]
             c[p] = c[1 - p]
             if facing or in_round >= 2:
                 if rnd == 1:
-                    return _State(rnd, start2, raises, (c[0], c[1]), p, None, True)
+                    return BettingState(rnd, start2, raises, (c[0], c[1]), p, None, True)
                 rnd, raises, in_round, to_act, start2 = 1, 0, 0, 0, i + 1
                 continue
         else:  # "r"
             c[p] = c[1 - p] + RAISE_SIZE[rnd]
             raises += 1
         to_act = 1 - p
-    return _State(rnd, start2, raises, (c[0], c[1]), to_act, None, False)
+    return BettingState(rnd, start2, raises, (c[0], c[1]), to_act, None, False)
 
 
 class Leduc(Game):
     name = "leduc"
 
     def actions(self, history: History):
-        s = _replay(history)
+        s = replay(history)
         if s.folded is not None or s.showdown:
             return ()
         facing = s.contributions[1 - s.to_act] > s.contributions[s.to_act]
@@ -73,10 +74,10 @@ class Leduc(Game):
         return tuple(legal)
 
     def player(self, history: History) -> int:
-        return _replay(history).to_act
+        return replay(history).to_act
 
     def observation(self, history: History, player: int) -> str:
-        s = _replay(history)
+        s = replay(history)
         if s.round2_start is None:
             return "".join(history)
         return "".join(history[: s.round2_start]) + "." + "".join(history[s.round2_start :])
@@ -86,18 +87,18 @@ class Leduc(Game):
         return cards, np.full(len(cards), 1 / len(cards))
 
     def private_labels(self, history: History, player: int):
-        if _replay(history).round == 0:
+        if replay(history).round == 0:
             return tuple(RANKS)
         return tuple(f"{own}/{board}" for own in RANKS for board in RANKS)
 
     def private_index(self, history: History, player: int, deals: np.ndarray) -> np.ndarray:
         own = deals[:, player] // 2
-        if _replay(history).round == 0:
+        if replay(history).round == 0:
             return own
         return own * 3 + deals[:, 2] // 2
 
     def utility(self, history: History, deals: np.ndarray) -> np.ndarray:
-        s = _replay(history)
+        s = replay(history)
         if s.folded is not None:
             payoff = -s.contributions[0] if s.folded == 0 else s.contributions[1]
             return np.full((1, len(deals)), float(payoff))
