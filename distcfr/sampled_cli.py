@@ -4,6 +4,7 @@ bracket, the summary and the compact strategy file."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from pathlib import Path
@@ -13,12 +14,15 @@ import numpy as np
 from distcfr.cli import release_solver
 from distcfr.engine.memory import available_bytes, sampled_estimate
 from distcfr.errors import BadParameter
+from distcfr.evaluate.class_strategy import default_per_class
 from distcfr.io.paths import check_writable, write_atomic
 from distcfr.progress import Progress
 from distcfr.solve.run import RunPlan, run
 from distcfr.solve.sampled_solver import SampledSolver
 
 DEFAULT_MINUTES = 10.0
+EVAL_SHARE = 0.1  # progress brackets take at most this share of a run's time
+PROGRESS_SHARE = 4  # a progress bracket has this many times fewer deals per class than the final one
 AUTO_RAY_BATCH = 20_000  # deals per half-iteration from which --workers auto uses Ray (~100,000 deals/s a core)
 
 
@@ -80,12 +84,20 @@ def _run(args, game, solver: SampledSolver, plan: RunPlan, launcher) -> dict:
     workers = f"  {where['workers']} workers" if where["workers"] else ""
     progress = Progress(args.iterations, enabled=not args.quiet)
     first_deals, start = solver.deals_done, time.perf_counter()
-    classes = solver.kernel.n_classes
+    latest = []  # the latest progress bracket
+    per_class = max(2, (args.bracket_samples or default_per_class(solver.kernel)) // PROGRESS_SHARE)
+
+    def evaluator(s):
+        latest[:] = [s.average_strategy().bracket(per_class)]
+        return float(latest[0].high.max())
 
     def after_iteration(s, expl):
         rate = (s.deals_done - first_deals) / max(time.perf_counter() - start, 1e-9)
-        progress.update(s.iteration, s.iteration, expl,
-                        f"  {rate:,.0f} deals/s  {s.deals_done / classes:,.1f} deals per class{workers}")
+        shown = f"  bracket [{latest[0].low.max():.3f}, {latest[0].high.max():.3f}] BB" if latest else ""
+        progress.update(s.iteration, s.iteration, None, f"  {rate:,.0f} deals/s  "
+                        f"{np.median(expected_visits(s)):,.0f} visits per class{shown}{workers}")
+
+    plan = dataclasses.replace(plan, evaluate=True, evaluator=evaluator, eval_share=EVAL_SHARE)
 
     on_stop = None
     if where["workers"]:
@@ -117,7 +129,7 @@ def summarize_sampled(game, solver: SampledSolver, bracket, wall: float, iterati
     honest side); ``exploitability_ci`` spans both estimates widened by 1.96 standard errors."""
     low = bracket.low - 1.96 * bracket.low_se
     high = bracket.high + 1.96 * bracket.high_se
-    visits = solver.kernel.n_classes
+    visits = expected_visits(solver)
     per_variant = [{"variant": label, "value": float(bracket.value[i]), "value_se": float(bracket.value_se[i]),
                     "exploitability": float(bracket.high[i]),
                     "exploitability_ci": [float(max(low[i], 0.0)), float(high[i])],
@@ -133,11 +145,18 @@ def summarize_sampled(game, solver: SampledSolver, bracket, wall: float, iterati
         "exploitability_ci": [float(max(low.max(), 0.0)), float(high.max())],
         "value": float(bracket.value[0]) if len(bracket.value) == 1 else [float(v) for v in bracket.value],
         "value_se": float(bracket.value_se.max()),
-        "visits_per_class": {"mean": solver.deals_done / visits,
-                             "bracket_min": [v[0] for v in bracket.visits],
-                             "bracket_median": [v[1] for v in bracket.visits]},
+        "visits_per_class": {"expected_min": float(visits.min()), "expected_median": float(np.median(visits)),
+                             "meaning": "sampled deals that updated a hand class, per player (expected count)",
+                             "bracket_per_class": bracket.per_class},
         "per_variant": per_variant,
     }
+
+
+def expected_visits(solver: SampledSolver) -> np.ndarray:
+    """(C,) expected number of sampled deals that updated each hand class, per player: each
+    half-iteration's deals update one player, who holds a class with its share of the hands."""
+    hands = solver.kernel.classes.hands_per_class
+    return solver.deals_done / 2 * hands / hands.sum()
 
 
 def print_sampled(summary: dict, out_path) -> None:

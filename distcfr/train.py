@@ -22,7 +22,7 @@ from distcfr.cli import OneLineParser, positive_number, release_solver, whole_nu
 from distcfr.engine.memory import available_bytes, estimate
 from distcfr.errors import BadParameter, DistcfrError
 from distcfr.evaluate.break_even import crossings, refine_crossings
-from distcfr.evaluate.class_strategy import BRACKET_SAMPLES
+from distcfr.evaluate.class_strategy import BRACKET_DEALS, MAX_PER_CLASS
 from distcfr.evaluate.tables import render_tables
 from distcfr.games.registry import REGISTRY, defaults_help, load_game
 from distcfr.io.paths import check_writable, write_atomic
@@ -30,12 +30,13 @@ from distcfr.progress import Progress
 from distcfr.solve.checkpoint import UPDATES, load_any_checkpoint
 from distcfr.solve.rules import AUTO, RULES
 from distcfr.solve.run import RunPlan, run
-from distcfr.solve.sampled_solver import DEFAULT_BATCH
+from distcfr.solve.sampled_solver import BATCH_PER_CLASS, DEFAULT_BATCH
 from distcfr.solve.solver import Solver
 
 DEFAULT_GAME = "leduc"
 _positive_int = whole_number(1, "positive")
 _non_negative_int = whole_number(0, "0 (in-process) or more")
+_at_least_two = whole_number(2, "at least 2")
 
 
 def _workers(text: str):
@@ -87,14 +88,16 @@ def build_parser() -> argparse.ArgumentParser:
         "sampling (draw27 configurations too large to enumerate, e.g. 5 cards from 52, are sampled on their own)")
     sampled.add_argument("--sampling", action="store_true",
                          help="solve draw27 by chance-sampled CFR even where it could be enumerated")
-    sampled.add_argument("--batch", type=_positive_int, default=DEFAULT_BATCH, metavar="N",
-                         help=f"sampled deals per player update (default: {DEFAULT_BATCH:,})")
+    sampled.add_argument("--batch", type=_positive_int, metavar="N",
+                         help=f"sampled deals per player update (default: {BATCH_PER_CLASS} per hand class, "
+                         f"at least {DEFAULT_BATCH:,}: 537,836 for 5 cards from 52)")
     sampled.add_argument("--seed", type=_non_negative_int, default=0, metavar="S",
                          help="the deal stream: a run is bitwise reproducible from it on any worker count "
                          "(default: 0)")
-    sampled.add_argument("--bracket-samples", type=_positive_int, default=BRACKET_SAMPLES, metavar="N",
-                         help="deals per sample set of the exploitability bracket: more is narrower and slower "
-                         f"(default: {BRACKET_SAMPLES:,})")
+    sampled.add_argument("--bracket-samples", type=_at_least_two, metavar="N",
+                         help="deals per hand class in each sample set of the exploitability bracket: more is "
+                         f"narrower and slower (default: as many as fit in {BRACKET_DEALS:,} deals, at most "
+                         f"{MAX_PER_CLASS:,}; 14 for 5 cards from 52)")
     dist = parser.add_argument_group("where it runs")
     dist.add_argument("--address", metavar="auto|HOST:PORT",
                       help="join the Ray cluster started by `ray start` (default: none; a private "

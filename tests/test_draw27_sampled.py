@@ -233,10 +233,28 @@ def test_vanilla_cfr_rule_converges_too(small_solves):
 def test_bracket_contains_exact_exploitability(small_solves):
     game, out = small_solves
     for avg, exact, value in out.values():
-        br = exploitability_bracket(game, avg, seed=99, n=20000)
+        br = exploitability_bracket(game, avg, seed=99, per_class=500)
         assert (br.low - Z * br.low_se <= exact).all() and (exact <= br.high + Z * br.high_se).all(), (br, exact)
         assert (np.abs(br.value - value) <= Z * br.value_se).all(), (br.value, value)
-        assert br.visits[0][0] > 0 and br.visits[1][1] > 100
+        assert (br.low_se > 0).all() and (br.high - br.low < 0.1 * br.high + 10 * br.high_se).all()
+
+
+def test_deals_of_classes_hold_the_class_and_uniform_other_cards():
+    game = SampledDraw27(6, 2, 2, stacks=(2.0,))
+    per_class = 3000
+    for player in (0, 1):
+        deals = game.sample_deals_of_classes(5, 0, player, 10, 14, per_class)
+        assert deals.shape == (4 * per_class, 8)
+        assert all(len(set(d)) == 8 for d in deals.tolist())  # real cards, none twice
+        ids, _ = game.classes.classify(deals[:, 2 * player:2 * player + 2])
+        assert (ids == np.repeat(np.arange(10, 14), per_class)).all()
+        hand = deals[:per_class, 2 * player:2 * player + 2]
+        rest = np.setdiff1d(game.classes.deck, hand[0])  # the 10 cards left: each as likely in each place
+        for column in [2 * (1 - player), 5, 7]:
+            counts = np.array([(deals[:per_class, column] == c).sum() for c in rest])
+            assert counts.sum() == per_class and np.abs(counts - per_class / 10).max() < 5 * np.sqrt(per_class / 10)
+    again = game.sample_deals_of_classes(5, 0, 1, 10, 14, per_class)
+    assert (again == deals).all()
 
 
 def test_to_exact_strategy_keeps_the_strategy(small_solves):

@@ -19,7 +19,8 @@ from distcfr.io.class_strategy_file import (  # noqa: F401 (KIND: the file kind,
     write_class_strategy_file,
 )
 
-BRACKET_SAMPLES = 100_000  # deals per sample set of the default bracket
+BRACKET_DEALS = 2_000_000  # deals per sample set of the default bracket, at most (a minute or two of one core)
+MAX_PER_CLASS = 1_000  # and per hand class at most
 BRACKET_SEED = 2**31 - 1  # a stream no solve draws from (solves use the user's --seed)
 
 
@@ -32,11 +33,12 @@ class ClassStrategy:
         self.tables = tables
         self.meta = dict(meta or {})
 
-    def bracket(self, samples: int = BRACKET_SAMPLES, seed: int = BRACKET_SEED) -> Bracket:
+    def bracket(self, per_class: int | None = None, seed: int = BRACKET_SEED) -> Bracket:
         """The sampled exploitability bracket per stack (BB per hand): best responses chosen on
-        ``samples`` deals and scored on as many independent ones (lower estimate), and their
-        in-sample value (upper estimate), with standard errors; the profile value with its error."""
-        return exploitability_bracket(self.kernel, self.tables, seed, samples)
+        ``per_class`` deals per hand class and scored on as many independent ones (lower estimate),
+        and their in-sample value (upper estimate), with standard errors; the profile value with its
+        error. By default as many deals per class as fit in ``BRACKET_DEALS``."""
+        return exploitability_bracket(self.kernel, self.tables, seed, per_class or default_per_class(self.kernel))
 
     @cached_property
     def default_bracket(self) -> Bracket:
@@ -57,6 +59,11 @@ class ClassStrategy:
         write_class_strategy_file(path, class_strategy_schema(_blocks(self.kernel)), game=self.game.spec,
                                   meta=_plain(self.meta),
                                   tables={name: table.astype(np.float16) for name, table in self.tables.items()})
+
+
+def default_per_class(kernel) -> int:
+    """Deals per hand class of the default bracket: 1,000 on small decks, 14 on 5 cards from 52."""
+    return int(np.clip(BRACKET_DEALS // kernel.n_classes, 2, MAX_PER_CLASS))
 
 
 def load_class_strategy(path) -> ClassStrategy:

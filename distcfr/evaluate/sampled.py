@@ -57,8 +57,8 @@ def to_exact_strategy(game: SampledDraw27, tables: dict[str, np.ndarray]):
 class Bracket:
     """Sampled exploitability, BB per hand, per stack (B,): ``low`` scores best responses chosen on one sample
     set on an independent set (biased down), ``high`` is their in-sample value (biased up); ``*_se`` are
-    standard errors from per-deal values. ``value`` is the profile's button value; ``visits`` (min, median)
-    deals per class in the choosing set, per player."""
+    standard errors. ``value`` is the profile's button value; ``per_class`` the deals per hand class in
+    each set."""
 
     low: np.ndarray
     low_se: np.ndarray
@@ -66,7 +66,10 @@ class Bracket:
     high_se: np.ndarray
     value: np.ndarray
     value_se: np.ndarray
-    visits: tuple[tuple[int, float], tuple[int, float]]
+    per_class: int
+
+
+BRACKET_CHUNK = 1 << 17  # deals evaluated together: bounds the bracket's memory at any size
 
 
 def _one_hot(values: np.ndarray) -> np.ndarray:
@@ -74,42 +77,64 @@ def _one_hot(values: np.ndarray) -> np.ndarray:
     return (np.arange(values.shape[-1]) == values.argmax(-1)[..., None]).astype(np.float64)
 
 
-def best_responses(game: SampledDraw27, sigma: dict[str, np.ndarray], deals: np.ndarray) -> tuple[dict, dict]:
-    """(button's, big blind's) best response to ``sigma`` on these deals, each a full profile: draws
-    chosen first from summed counterfactual values, then push / call using the chosen draws. Classes the
-    deals do not reach keep ``sigma``."""
-    out = []
-    for player, (draw, first) in enumerate([("btn_draw", "btn_push"), ("bb_draw", "bb_call")]):
-        profile = {name: table.copy() for name, table in sigma.items()}
-        for name in (draw, first):
-            got = game.cfr_values(profile, deals, players=(player,))[name]
-            profile[name][got.rows] = _one_hot(got.q)
-        out.append(profile)
-    return out[0], out[1]
+def best_response(game: SampledDraw27, profile: dict[str, np.ndarray], deals: np.ndarray, player: int) -> None:
+    """Set ``player``'s rows in ``profile`` of the classes it holds in ``deals`` to a best response to
+    the other player's rows on these deals: draws chosen first from summed counterfactual values, then
+    push / call using the chosen draws. A class's values depend on its own rows only, so classes can be
+    done in any groups."""
+    for name in (("btn_draw", "btn_push"), ("bb_draw", "bb_call"))[player]:
+        got = game.cfr_values(profile, deals, players=(player,))[name]
+        profile[name][got.rows] = _one_hot(got.q)
 
 
-def _mean_se(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Mean over deals (axis 0) and its standard error."""
-    return x.mean(0), x.std(0, ddof=1) / np.sqrt(len(x))
+class _ClassMeans:
+    """Hand-weighted mean over classes of per-class sample means of per-deal values (D, B), with its
+    standard error (stratified sampling: every class has the same number of deals)."""
+
+    def __init__(self, weights: np.ndarray, per_class: int):
+        self.weights, self.per_class, self.mean, self.var = weights, per_class, 0.0, 0.0
+
+    def add(self, first: int, values: np.ndarray) -> None:
+        by_class = values.reshape(-1, self.per_class, values.shape[-1])  # (n, per_class, B)
+        w = self.weights[first:first + len(by_class), None]
+        self.mean = self.mean + (w * by_class.mean(1)).sum(0)
+        if self.per_class > 1:
+            self.var = self.var + (w**2 * by_class.var(1, ddof=1)).sum(0) / self.per_class
+
+    @property
+    def se(self) -> np.ndarray:
+        return np.sqrt(self.var) * np.ones_like(self.mean)
 
 
-def exploitability_bracket(game: SampledDraw27, sigma: dict[str, np.ndarray], seed: int, n: int) -> Bracket:
-    """Sampled exploitability bracket of ``sigma`` from two independent sets of ``n`` deals (streams
-    (seed, 0, 0) to choose best responses, (seed, 1, 0) to score them)."""
-    choose, score = game.sample_deals(seed, 0, 0, n), game.sample_deals(seed, 1, 0, n)
-    br_button, br_blind = best_responses(game, sigma, choose)
+def exploitability_bracket(game: SampledDraw27, sigma: dict[str, np.ndarray], seed: int, per_class: int) -> Bracket:
+    """Sampled exploitability bracket of ``sigma`` from, per player, two independent stratified sets of
+    ``per_class`` deals per hand class: one to choose the player's best response (and score it in-sample:
+    ``high``), one to score it (``low``) and the profile itself (``value``)."""
+    weights = game.classes.hands_per_class / game.classes.hands_per_class.sum()
+    step = max(1, BRACKET_CHUNK // per_class)  # classes per chunk
+    best, in_sample = [], []
+    value = _ClassMeans(weights, per_class)
+    for player in (0, 1):
+        profile = {name: table.astype(np.float32, copy=True) for name, table in sigma.items()}
+        chosen, scored = _ClassMeans(weights, per_class), _ClassMeans(weights, per_class)
+        for first in range(0, game.n_classes, step):
+            stop = min(first + step, game.n_classes)
+            choose, score = (game.sample_deals_of_classes(seed, stream, player, first, stop, per_class)
+                             for stream in (2 * player, 2 * player + 1))
+            best_response(game, profile, choose, player)
+            chosen.add(first, game.deal_values(profile, choose))
+            scored.add(first, game.deal_values(profile, score))
+            if player == 0:
+                value.add(first, game.deal_values(sigma, score))
+        sign = 1 if player == 0 else -1  # each best response in its own payoff
+        best.append((sign * scored.mean, scored.se))
+        in_sample.append((sign * chosen.mean, chosen.se))
 
-    def gap(deals):  # (D, B) per-deal (BR1 + BR2) / 2, each in its own payoff
-        return (game.deal_values(br_button, deals) - game.deal_values(br_blind, deals)) / 2
+    def gap(pair):  # (BR1 + BR2) / 2 and its standard error
+        (v0, se0), (v1, se1) = pair
+        return (v0 + v1) / 2, np.sqrt(se0**2 + se1**2) / 2
 
-    low, low_se = _mean_se(gap(score))
-    high, high_se = _mean_se(gap(choose))
-    value, value_se = _mean_se(game.deal_values(sigma, score))
-    h = game.hand
-    visits = tuple((int(c.min()), float(np.median(c))) for c in (
-        np.bincount(game.classes.classify(choose[:, p * h:(p + 1) * h])[0], minlength=game.n_classes)
-        for p in (0, 1)))
-    return Bracket(low, low_se, high, high_se, value, value_se, visits)
+    return Bracket(*gap(best), *gap(in_sample), value.mean, value.se, per_class)
 
 
-__all__ = ["Bracket", "best_responses", "exact_layout", "exact_masks", "exploitability_bracket", "to_exact_strategy"]
+__all__ = ["Bracket", "best_response", "exact_layout", "exact_masks", "exploitability_bracket", "to_exact_strategy"]

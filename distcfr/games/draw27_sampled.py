@@ -56,11 +56,15 @@ class ClassSums:
     def __add__(self, other: ClassSums) -> ClassSums:
         """The sums of two batches: rows merged, values added (always in the same order, so a
         fixed tree of additions gives bitwise the same result whoever computes it)."""
-        rows = np.union1d(self.rows, other.rows)
+        size = max(self.rows[-1] if len(self.rows) else -1, other.rows[-1] if len(other.rows) else -1) + 1
+        present = np.zeros(size, dtype=bool)  # the union of two sorted row sets, without a sort
+        present[self.rows] = present[other.rows] = True
+        rows = np.flatnonzero(present)
+        place = np.cumsum(present) - 1  # row id -> its place in ``rows``
         q = np.zeros((len(rows), *self.q.shape[1:]))
         reach = np.zeros((len(rows), *self.reach.shape[1:]))
         for part in (self, other):
-            at = np.searchsorted(rows, part.rows)
+            at = place[part.rows]
             q[at] += part.q
             reach[at] += part.reach
         return ClassSums(rows, q, reach)
@@ -107,16 +111,24 @@ class SampledDraw27:
         """
         rng = np.random.Generator(np.random.Philox(key=seed, counter=[0, 0, shard, iteration]))
         deck = self.classes.deck
-        size, picks = len(deck), 4 * self.hand
-        offsets = rng.integers(0, size - np.arange(picks)[:, None], size=(picks, n))  # (4H, n): swap i with i + offset
-        perm = np.tile(np.arange(size, dtype=np.int32)[:, None], (1, n))  # (N, n) one column per deal
-        col = np.arange(n)
-        for i in range(picks):
-            j = i + offsets[i]
-            top = perm[i].copy()
-            perm[i] = perm[j, col]
-            perm[j, col] = top
-        return deck[perm[:picks]].T.astype(np.int32)
+        perm = np.tile(np.arange(len(deck), dtype=np.int32)[:, None], (1, n))  # (N, n) one column per deal
+        return deck[_shuffle_top(perm, 4 * self.hand, rng)].T.astype(np.int32)
+
+    def sample_deals_of_classes(self, seed: int, stream: int, player: int, first: int, stop: int,
+                                per_class: int) -> np.ndarray:
+        """(n * per_class, 4H) deals in which ``player`` holds a hand of each class in [first, stop),
+        ``per_class`` deals per class in class order, the other cards uniform from the rest of the
+        deck; from the stream keyed by (seed, stream, first). The class's canonical hand stands for
+        all of its hands: the game and class strategies do not change under a permutation of suits."""
+        rng = np.random.Generator(np.random.Philox(key=seed, counter=[0, 1, stream, first]))
+        deck, h = self.classes.deck, self.hand
+        hands = np.repeat(self.classes.representative(np.arange(first, stop)), per_class, axis=0)  # (n, H)
+        rest = np.ones((len(hands), len(deck)), dtype=bool)
+        rest[np.arange(len(hands))[:, None], np.searchsorted(deck, hands)] = False
+        perm = np.nonzero(rest)[1].reshape(len(hands), -1).T.astype(np.int32)  # (N - H, n) deck places left
+        others = deck[_shuffle_top(perm, 3 * h, rng)].T  # (n, 3H): the other hand, then the stub
+        cols = [hands, others[:, :h]] if player == 0 else [others[:, :h], hands]
+        return np.concatenate([*cols, others[:, h:]], axis=1).astype(np.int32)
 
     def _columns(self, deals: np.ndarray):
         """Classes and canonical orders of both hands: (c1, c2 (D,), can1, can2 (H, D), stub (2H, D))."""
@@ -230,6 +242,20 @@ class SampledDraw27:
             p, q, v2 = (v[key].astype(np.float64) for key in ("p", "q", "v2"))
             out[cut] = -0.5 * (1 - p) + p * ((1 - q) + q * v2)
         return out
+
+
+def _shuffle_top(perm: np.ndarray, picks: int, rng: np.random.Generator) -> np.ndarray:
+    """(picks, n) the first ``picks`` places of a partial Fisher-Yates shuffle of each column of
+    ``perm`` (N, n), shuffled in place."""
+    size, n = perm.shape
+    offsets = rng.integers(0, size - np.arange(picks)[:, None], size=(picks, n))  # swap i with i + offset
+    col = np.arange(n)
+    for i in range(picks):
+        j = i + offsets[i]
+        top = perm[i].copy()
+        perm[i] = perm[j, col]
+        perm[j, col] = top
+    return perm[:picks]
 
 
 class _Accumulator:

@@ -34,6 +34,8 @@ class RunPlan:
     checkpoint: Path | None = None
     checkpoint_every: int = 100
     seconds: float | None = None  # stop after this much wall time (at an iteration's end)
+    eval_share: float | None = None  # skip due evaluations while they took more than this share of the time
+    evaluator: Callable[[Solver], float] | None = None  # default: the average strategy's exploitability
 
     def __post_init__(self):
         if self.iterations is None and self.target is None and self.seconds is None:
@@ -78,7 +80,7 @@ def run(solver: Solver, plan: RunPlan, on_iteration: Callable[[Solver, float | N
 
     signals = (signal.SIGINT, signal.SIGTERM) if handle_signals else ()
     previous = {sig: signal.signal(sig, on_signal) for sig in signals}
-    start, first = time.perf_counter(), solver.iteration
+    start, first, eval_seconds = time.perf_counter(), solver.iteration, 0.0
     try:
         while plan.iterations is None or solver.iteration < plan.iterations:
             if requested:
@@ -91,9 +93,14 @@ def run(solver: Solver, plan: RunPlan, on_iteration: Callable[[Solver, float | N
                 raise
             expl = None
             last = plan.iterations is not None and solver.iteration >= plan.iterations
-            if (plan.target is not None or plan.evaluate) and (solver.iteration % plan.eval_every == 0 or last):
+            due = (plan.target is not None or plan.evaluate) and (solver.iteration % plan.eval_every == 0 or last)
+            if due and not last and plan.eval_share is not None:  # evaluations kept to their share of the time
+                due = eval_seconds <= plan.eval_share * (time.perf_counter() - start)
+            if due:
                 waiting[0] = True
-                expl = solver.average_strategy().exploitability()
+                began = time.perf_counter()
+                expl = plan.evaluator(solver) if plan.evaluator else solver.average_strategy().exploitability()
+                eval_seconds += time.perf_counter() - began
                 waiting[0] = False
                 result.history.append((solver.iteration, expl))
             if on_iteration is not None:
