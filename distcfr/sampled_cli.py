@@ -15,6 +15,7 @@ from distcfr.cli import release_solver
 from distcfr.engine.memory import available_bytes, sampled_estimate
 from distcfr.errors import BadParameter
 from distcfr.evaluate.class_strategy import default_per_class
+from distcfr.evaluate.lowball_groups import group_report, render_compact, render_groups
 from distcfr.io.paths import check_writable, write_atomic
 from distcfr.progress import Progress
 from distcfr.solve.run import RunPlan, run
@@ -119,7 +120,7 @@ def _run(args, game, solver: SampledSolver, plan: RunPlan, launcher) -> dict:
     strategy.save(args.out)
     if args.summary_json:
         write_atomic(args.summary_json, (json.dumps(summary, indent=2) + "\n").encode())
-    print_sampled(summary, args.out)
+    print_sampled(summary, args.out, group_report(strategy, stored=True))
     summary["interrupted"] = False
     return summary
 
@@ -159,7 +160,10 @@ def expected_visits(solver: SampledSolver) -> np.ndarray:
     return solver.deals_done / 2 * hands / hands.sum()
 
 
-def print_sampled(summary: dict, out_path) -> None:
+def print_sampled(summary: dict, out_path, groups: dict | None = None) -> None:
+    """The end of a sampled run: speed, value and bracket per stack, and with ``groups`` (a
+    :func:`~distcfr.evaluate.lowball_groups.group_report` of the strategy as its file stores it)
+    the hand-group table: in full for one stack, push / call only for several."""
     print(f"sampled {summary['game']} with {summary['algorithm']}: {summary['iterations']} iterations, "
           f"{summary['deals']:,} deals in {summary['wall_seconds']:.1f} s ({summary['deals_per_second']:,.0f} deals/s)")
     for row in summary["per_variant"]:
@@ -168,29 +172,37 @@ def print_sampled(summary: dict, out_path) -> None:
               f"exploitability in [{lo:.4f}, {hi:.4f}] BB (estimates {row['exploitability_estimates'][0]:.4f} "
               f"to {row['exploitability_estimates'][1]:.4f})")
     print(f"  average strategy written to {out_path} (float16 per hand class)")
+    if groups is not None:
+        print(render_groups(groups) if len(groups["stacks"]) == 1 else render_compact(groups))
 
 
 def show_class_strategy(path, hand: str | None = None) -> None:
-    """``python -m distcfr.show`` for a sampled strategy file: its stored evaluation, how often the
-    button pushes and the big blind calls (over all dealt hands), and with ``hand`` that hand's
-    whole strategy."""
+    """``python -m distcfr.show`` for a sampled strategy file, printed (see :func:`class_strategy_text`)."""
     from distcfr.evaluate.class_strategy import load_class_strategy
 
-    strategy = load_class_strategy(path)
-    game, meta, kernel = strategy.game, strategy.meta, strategy.kernel
-    print(f"{path}: {game.spec}, sampled {meta.get('algorithm', '?')} after {meta.get('iterations', 0)} iterations, "
-          f"{meta.get('deals', 0):,} deals")
-    weight = kernel.classes.hands_per_class / kernel.classes.hands_per_class.sum()  # (C,) share of dealt hands
-    push = weight @ strategy.tables["btn_push"][:, :, 1]  # (B,)
-    call = weight @ strategy.tables["bb_call"][:, :, 1]
-    for v, label in enumerate(game.variant_labels):
-        row = (meta.get("evaluation") or [{}] * len(game.variant_labels))[v]
-        ci = row.get("exploitability_ci")
-        shown = f"  exploitability in [{ci[0]:.4f}, {ci[1]:.4f}] BB" if ci else ""
-        value = f"  value {row['value']:+.4f} +- {row.get('value_se', 0):.4f}" if "value" in row else ""
-        print(f"  {label}{value}{shown}  button pushes {push[v]:.1%} of hands, big blind calls {call[v]:.1%}")
+    print(class_strategy_text(load_class_strategy(path), path, hand))
+
+
+def class_strategy_text(strategy, path, hand: str | None = None) -> str:
+    """A sampled strategy as ``show`` prints it: per stack its stored evaluation, how often the
+    button pushes and the big blind calls (over all dealt hands) and its hand-group table
+    (:mod:`distcfr.evaluate.lowball_groups`), and with ``hand`` that hand's whole strategy."""
+    game, meta = strategy.game, strategy.meta
+    lines = [f"{path}: {game.spec}, sampled {meta.get('algorithm', '?')} after {meta.get('iterations', 0)} "
+             f"iterations, {meta.get('deals', 0):,} deals"]
+    lines.append(render_groups(group_report(strategy)))
     if hand:
-        print(hand_strategy(strategy, hand))
+        lines.append("\n" + hand_strategy(strategy, hand))
+    return "\n".join(lines)
+
+
+def class_strategy_json(strategy) -> dict:
+    """A sampled strategy as plain dicts for ``show --format json``: the game, the file's meta
+    (without its evaluation), the stored evaluation per stack, and the hand groups per stack
+    (:func:`~distcfr.evaluate.lowball_groups.group_report`)."""
+    meta = {key: value for key, value in strategy.meta.items() if key != "evaluation"}
+    return {"game": strategy.game.spec, "mode": "sampled", "meta": meta,
+            "evaluation": strategy.meta.get("evaluation") or [], "hand_groups": group_report(strategy)}
 
 
 def hand_strategy(strategy, text: str) -> str:

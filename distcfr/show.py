@@ -7,6 +7,12 @@ Examples:
   python -m distcfr.show kuhn.msgpack --format json               # {infoset: {action: probability}}
   python -m distcfr.show leduc.msgpack --format openspiel --out leduc_policy.json
   python -m distcfr.show draw27_5card.msgpack --hand 8s6h4d3c2c    # sampled draw27: one hand's strategy
+  python -m distcfr.show draw27_5card.msgpack --format json --out groups.json   # hand groups per stack
+
+Sampled draw27 files print their evaluation and a table per stack of lowball hand groups (pat
+7-low .. J-low, one- and two-card draws, ...: distcfr.evaluate.lowball_groups) with their share
+of dealt hands, push and call frequency and draws; --format json gives the same as JSON with the
+file's meta and evaluation.
 
 --format openspiel (kuhn and leduc) writes {"game": "leduc_poker", "actions": [...], "policy":
 {OpenSpiel information state string: [probability of each OpenSpiel action]}}; with open-spiel
@@ -53,6 +59,28 @@ def table_text(strategy, path, against=None) -> str:
     return "\n".join(lines)
 
 
+def exact_text(args):
+    """(strategy, text) of a strategy file of an enumerated game, as ``args`` ask."""
+    strategy = load_strategy(args.path)
+    if args.format == "table":
+        against = (args.against, load_strategy(args.against)) if args.against else None
+        return strategy, table_text(strategy, args.path, against)
+    data = json_table(strategy) if args.format == "json" else openspiel_table(strategy)
+    return strategy, json.dumps(data, indent=1)
+
+
+def sampled_text(args):
+    """(strategy, text) of a sampled draw27 file: the table with its hand groups (and ``--hand``), or
+    JSON with the meta, the stored evaluation and the hand groups per stack."""
+    from distcfr.evaluate.class_strategy import load_class_strategy
+    from distcfr.sampled_cli import class_strategy_json, class_strategy_text
+
+    strategy = load_class_strategy(args.path)
+    if args.format == "table":
+        return strategy, class_strategy_text(strategy, args.path, args.hand)
+    return strategy, json.dumps(class_strategy_json(strategy), indent=1)
+
+
 def main(argv=None) -> int:
     parser = OneLineParser(prog="python -m distcfr.show", description=__doc__.split("\n\n")[0].split(": ", 1)[1],
                            epilog=__doc__.split("\n", 3)[3], formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -61,8 +89,8 @@ def main(argv=None) -> int:
                         "the exact value of each seat assignment (with --format table)")
     parser.add_argument("--format", choices=FORMATS, default="table",
                         help="table: evaluation and strategy tables (default); json: infoset label -> action -> "
-                        "probability; openspiel: OpenSpiel information state -> probabilities in OpenSpiel's "
-                        "action order (kuhn, leduc)")
+                        "probability (sampled draw27: meta, evaluation and hand groups); openspiel: OpenSpiel "
+                        "information state -> probabilities in OpenSpiel's action order (kuhn, leduc)")
     parser.add_argument("--out", metavar="PATH", help="write the output here instead of printing it")
     parser.add_argument("--hand", metavar="CARDS", help="sampled draw27 files: the full strategy of one hand, "
                         "e.g. 8s6h4d3c2c")
@@ -72,20 +100,12 @@ def main(argv=None) -> int:
             raise BadParameter("--against goes with --format table")
         if args.out:
             check_writable(args.out)
-        if file_format(args.path) == CLASS_STRATEGY:
-            if args.format != "table" or args.out or args.against:
-                raise BadParameter("a sampled draw27 file is shown as a table only (no --format, --out, --against)")
-            from distcfr.sampled_cli import show_class_strategy
-
-            show_class_strategy(args.path, args.hand)
-            return 0
-        strategy = load_strategy(args.path)
-        if args.format == "table":
-            against = (args.against, load_strategy(args.against)) if args.against else None
-            text = table_text(strategy, args.path, against)
-        else:
-            data = json_table(strategy) if args.format == "json" else openspiel_table(strategy)
-            text = json.dumps(data, indent=1)
+        sampled = file_format(args.path) == CLASS_STRATEGY
+        if sampled and (args.format == "openspiel" or args.against):
+            raise BadParameter("a sampled draw27 file is shown as a table or JSON only (no openspiel, --against)")
+        if args.hand and (args.format != "table" or not sampled):
+            raise BadParameter("--hand goes with a sampled draw27 file and --format table")
+        strategy, text = (sampled_text if sampled else exact_text)(args)
         if args.out:
             write_atomic(args.out, (text + "\n").encode())
             print(f"{args.format} of {args.path} ({strategy.game.spec}) written to {args.out}")
