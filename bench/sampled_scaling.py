@@ -1,6 +1,6 @@
 """Sampled 5-card draw27 on Ray: one vs two workers, bytes moved and memory per worker.
 
-    python bench/sampled_scaling.py [--batch 60000] [--iterations 3]
+    python bench/sampled_scaling.py [--batch N] [--iterations 2]
 
 Per half-iteration the coordinator puts the current strategy (float32, every class) in the object
 store once, and each worker returns the tree sums of its shards' touched classes (float64)."""
@@ -15,12 +15,18 @@ import time
 import numpy as np
 
 
+def peak_rss(pid: int) -> int:
+    """Peak resident memory of a process in bytes (Linux: VmHWM)."""
+    with open(f"/proc/{pid}/status") as status:
+        return next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmHWM:"))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--game", default="draw27(ranks=13,suits=4,hand=5,stacks=10)")
-    parser.add_argument("--batch", type=int, default=60_000)
+    parser.add_argument("--batch", type=int, help="deals per half-iteration (default: the solver's, 4 per class)")
     parser.add_argument("--shards", type=int, default=8)
-    parser.add_argument("--iterations", type=int, default=3)
+    parser.add_argument("--iterations", type=int, default=2)
     args = parser.parse_args()
 
     from distcfr.dist.launch import make_sampled_shards
@@ -43,17 +49,19 @@ def main() -> None:
         sigma_bytes = sum(a.nbytes for a in solver.sigma.values())
         sums = solver.shards.cfr_sums(solver.sigma, 0, solver.iteration + 1)
         returned = len(pickle.dumps(sums, protocol=5))  # what one worker holding every shard would send
-        memory = sampled_estimate(solver.kernel, args.batch, args.shards, max(workers, 1))
-        rows.append((workers, seconds, 2 * args.batch / seconds, sigma_bytes, returned, memory.per_worker))
+        memory = sampled_estimate(solver.kernel, solver.batch, args.shards, max(workers, 1))
+        pids = solver.shards.pids() if workers else [os.getpid()]
+        peak = max(peak_rss(pid) for pid in pids)
+        rows.append((workers, seconds, 2 * solver.batch / seconds, sigma_bytes, returned, memory.per_worker, peak))
         solver.close()
-    print(f"{args.game}, batch {args.batch:,} deals per half-iteration, {args.shards} shards, "
+    print(f"{args.game}, batch {solver.batch:,} deals per half-iteration, {args.shards} shards, "
           f"{os.cpu_count()} CPUs, numpy {np.__version__}")
     print("| workers | s / iteration | deals/s | strategy out per half-iteration | sums back (all shards) "
-          "| memory per worker (estimate) |")
-    print("| --- | --- | --- | --- | --- | --- |")
-    for workers, seconds, rate, out, back, per_worker in rows:
+          "| memory per worker: estimate | peak RSS |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for workers, seconds, rate, out, back, per_worker, peak in rows:
         print(f"| {workers or 'in-process'} | {seconds:.2f} | {rate:,.0f} | {out / 1e6:.0f} MB x workers "
-              f"| {back / 1e6:.0f} MB | {per_worker / 1e6:.0f} MB |")
+              f"| {back / 1e6:.0f} MB | {per_worker / 1e6:.0f} MB | {peak / 1e6:.0f} MB |")
     one, two = rows[1][1], rows[2][1]
     print(f"2 workers vs 1: {one / two:.2f}x")
     from distcfr.dist.runtime import shutdown

@@ -1,11 +1,14 @@
 import itertools
 import math
+from functools import reduce
+from operator import add
 
 import numpy as np
 import pytest
 from reference_sampled import solve_sampled
 
 from distcfr.cards import lowball27_rank, parse
+from distcfr.errors import BadParameter
 from distcfr.evaluate.sampled import exact_masks, exploitability_bracket, to_exact_strategy
 from distcfr.evaluate.strategy import Strategy
 from distcfr.games.draw27_sampled import SampledDraw27
@@ -271,22 +274,41 @@ def test_to_exact_strategy_keeps_the_strategy(small_solves):
         assert np.allclose(probs[:, layout.label_index[f"{label}|"], :2], avg["btn_push"][c])
 
 
-def test_batch_sums_add_up_across_chunks():
-    """Many stacks make small chunks; a small deck repeats classes: one batch = the sum of its parts."""
-    game = SampledDraw27(6, 2, 2, stacks=tuple(np.arange(1, 20.001, 0.5)))
-    assert game.chunk < 1500
-    sigma = random_sigma(game, np.random.default_rng(5))
+@pytest.mark.parametrize("stacks", [(10.0,), tuple(np.arange(1, 20.001, 0.5))])
+def test_batch_sums_are_exact_whatever_the_grouping_of_deals(stacks):
+    """Sums of a batch equal, bit for bit, the sums of its parts in any grouping and order (what makes
+    a run the same on any number of workers); many stacks make small chunks, a small deck repeats
+    classes."""
+    game = SampledDraw27(6, 2, 2, stacks=stacks)
+    sigma = random_sigma(game, np.random.default_rng(5), np.float32)
     deals = game.sample_deals(2, 0, 1, 5000)
-    whole = game.cfr_values(sigma, deals)
-    again = game.cfr_values(sigma, deals)
+    bits = game.fixed_point_bits(len(deals))
+    whole = game.cfr_values(sigma, deals, bits=bits)
+    cuts = [0, 7, 1200, 1201, 3333, 5000]
+    parts = [game.cfr_values(sigma, deals[a:b], bits=bits) for a, b in zip(cuts, cuts[1:])]
     for name, sums in whole.items():
-        assert sums.q.tobytes() == again[name].q.tobytes()
-        q = np.zeros((game.n_classes, *game.block(name).shape))
-        reach = np.zeros((game.n_classes, *game.block(name).shape[:-1]))
+        for summed in (reduce(add, (p[name] for p in parts)), reduce(add, (p[name] for p in parts[::-1]))):
+            assert np.array_equal(sums.rows, summed.rows)
+            assert sums.fixed_q.tobytes() == summed.fixed_q.tobytes()
+            assert sums.fixed_reach.tobytes() == summed.fixed_reach.tobytes()
+        dense = np.zeros((game.n_classes, *game.block(name).shape))  # the float64 sums, for scale
         for part in np.array_split(deals, 10):
-            got = game.cfr_values(sigma, part)[name]
-            q[got.rows] += got.q
-            reach[got.rows] += got.reach
-        assert np.array_equal(sums.rows, np.flatnonzero(reach.any(tuple(range(1, reach.ndim)))))
-        np.testing.assert_allclose(sums.q, q[sums.rows], rtol=1e-9, atol=1e-9)
-        np.testing.assert_allclose(sums.reach, reach[sums.rows], rtol=1e-12)
+            got = game.cfr_values(sigma, part, bits=bits)[name]
+            dense[got.rows] += got.q
+        np.testing.assert_allclose(sums.q, dense[sums.rows], rtol=1e-9, atol=1e-9)
+
+
+def test_five_card_sums_are_exact_whatever_the_grouping(full):
+    sigma = random_sigma(full, np.random.default_rng(3), np.float32)
+    deals = full.sample_deals(4, 0, 0, 1500)
+    whole = full.cfr_values(sigma, deals, players=(0,), bits=30)
+    parts = [full.cfr_values(sigma, part, players=(0,), bits=30) for part in (deals[:611], deals[611:612], deals[612:])]
+    for name, sums in whole.items():  # one deal alone too: numpy multiplies a single matrix another way
+        assert sums.fixed_q.tobytes() == (parts[2][name] + parts[0][name] + parts[1][name]).fixed_q.tobytes()
+
+
+def test_fixed_point_has_room_for_the_batch():
+    game = SampledDraw27(6, 2, 2, stacks=(20.0,))
+    assert game.fixed_point_bits(100) == 40 and 30 <= game.fixed_point_bits(537_836) < 40
+    with pytest.raises(BadParameter):
+        game.fixed_point_bits(10**15)

@@ -1,14 +1,18 @@
 """Shards of a chance-sampled solve: each shard draws its own deals every half-iteration from a
 counter-based stream keyed by (seed, shard, 2 * iteration + player), so a run is reproducible from
 the seed alone, whatever the number of workers, and a worker replaced in the middle of an
-iteration draws the same deals again. Sums over shards follow the same fixed binary tree as the
-exact shards (``distcfr.engine.shard_set``)."""
+iteration draws the same deals again. A group of shards evaluates all of its deals at once; the
+sums are exact fixed point (``distcfr.games.draw27_sampled.ClassSums``), so adding the groups' sums
+in any order gives the same bits."""
 
 from __future__ import annotations
 
+from functools import reduce
+from operator import add
+
 import numpy as np
 
-from distcfr.engine.shard_set import combine, rerunnable, subtree_sums
+from distcfr.engine.shard_set import rerunnable
 from distcfr.games.registry import load_game
 
 
@@ -24,6 +28,7 @@ class SampledShardGroup:
     def __init__(self, spec: str, n_shards: int, first: int, stop: int, seed: int, batch: int):
         self.kernel = load_game(spec).sampled()
         self.n_shards, self.first, self.stop, self.seed, self.batch = n_shards, first, stop, seed, batch
+        self.bits = self.kernel.fixed_point_bits(batch)  # every group's sums in the same fixed point
 
     def deals(self, shard: int, iteration: int, player: int) -> np.ndarray:
         n = shard_batch(self.batch, self.n_shards, shard)
@@ -31,10 +36,9 @@ class SampledShardGroup:
 
     @rerunnable
     def cfr_sums(self, sigma: dict, player: int, iteration: int) -> dict:
-        """{(lo, hi): {block: ClassSums}} of ``player``'s blocks over this group's shards."""
-        results = {k: self.kernel.cfr_values(sigma, self.deals(k, iteration, player), players=(player,))
-                   for k in range(self.first, self.stop)}
-        return subtree_sums(results, 0, self.n_shards, self.first, self.stop)
+        """{block: ClassSums} of ``player``'s blocks over this group's shards' deals."""
+        deals = np.concatenate([self.deals(k, iteration, player) for k in range(self.first, self.stop)])
+        return self.kernel.cfr_values(sigma, deals, players=(player,), bits=self.bits)
 
 
 class SampledShardSetBase:
@@ -47,10 +51,8 @@ class SampledShardSetBase:
 
     def cfr_sums(self, sigma: dict, player: int, iteration: int) -> dict:
         """{block: ClassSums}: the batch sums of ``player``'s blocks at ``iteration``."""
-        partials = {}
-        for group_partials in self._run("cfr_sums", (sigma, player, iteration)):
-            partials.update(group_partials)
-        return combine(partials, 0, self.n_shards)
+        groups = self._run("cfr_sums", (sigma, player, iteration))
+        return {name: reduce(add, (group[name] for group in groups)) for name in groups[0]}
 
 
 class LocalSampledShards(SampledShardSetBase):

@@ -11,12 +11,14 @@ suit-isomorphic hands, the stack axis next to the action axis so one gather brin
 
 Discard mask bit j discards position j of the hand's canonical card order. Deals come from a counter-based
 stream keyed by (seed, shard, iteration). Plain numpy: the products are float32 batched matmuls over the
-deals, the class sums float64 (stable sort by class, ``np.add.reduceat``), bitwise reproducible.
+deals; class sums are int64 fixed point, each deal rounded before it is added, so they are exact: the same
+whatever the order or grouping of the deals (and the number of workers).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import numpy as np
 
@@ -28,7 +30,6 @@ _WORK = np.float32  # sigma gathers and per-deal products; class sums are float6
 _CHUNK_FLOATS = 1 << 19  # per-deal temporaries of one chunk of deals: cache-sized
 _MAX_CHUNK = 512  # deals per chunk at most (for one stack)
 _SHOWDOWN_CHUNK = 512  # deals whose rank lookups and showdown signs are computed together
-_LONG_RUNS = 8  # mean deals per class in a chunk from which class sums use np.add.reduceat
 
 
 @dataclasses.dataclass(frozen=True)
@@ -43,31 +44,43 @@ class Block:
 
 @dataclasses.dataclass(frozen=True)
 class ClassSums:
-    """Batch sums of one block for the classes the batch touched.
+    """Batch sums of one block for the classes the batch touched, in fixed point.
 
-    rows (n,) sorted unique class ids; q (n, *shape) float64 counterfactual action values in the
-    acting player's payoff; reach (n, *shape[:-1]) float64 own reach.
+    rows (n,) sorted unique class ids; fixed_q (n, *shape) int64 counterfactual action values in the
+    acting player's payoff and fixed_reach (n, *shape[:-1]) int64 own reach, both times 2**bits. Each
+    deal's values are rounded to fixed point before any sum, so sums are exact: the same whatever the
+    order, the grouping of deals or the number of workers.
     """
 
     rows: np.ndarray
-    q: np.ndarray
-    reach: np.ndarray
+    fixed_q: np.ndarray
+    fixed_reach: np.ndarray
+    bits: int
+
+    @property
+    def q(self) -> np.ndarray:
+        return self.fixed_q * 2.0 ** -self.bits
+
+    @property
+    def reach(self) -> np.ndarray:
+        return self.fixed_reach * 2.0 ** -self.bits
 
     def __add__(self, other: ClassSums) -> ClassSums:
-        """The sums of two batches: rows merged, values added (always in the same order, so a
-        fixed tree of additions gives bitwise the same result whoever computes it)."""
+        """The sums of two batches: rows merged, values added."""
+        if self.bits != other.bits:
+            raise ValueError(f"fixed-point sums of {self.bits} and {other.bits} bits do not add")
         size = max(self.rows[-1] if len(self.rows) else -1, other.rows[-1] if len(other.rows) else -1) + 1
         present = np.zeros(size, dtype=bool)  # the union of two sorted row sets, without a sort
         present[self.rows] = present[other.rows] = True
         rows = np.flatnonzero(present)
         place = np.cumsum(present) - 1  # row id -> its place in ``rows``
-        q = np.zeros((len(rows), *self.q.shape[1:]))
-        reach = np.zeros((len(rows), *self.reach.shape[1:]))
+        q = np.zeros((len(rows), *self.fixed_q.shape[1:]), dtype=np.int64)
+        reach = np.zeros((len(rows), *self.fixed_reach.shape[1:]), dtype=np.int64)
         for part in (self, other):
             at = place[part.rows]
-            q[at] += part.q
-            reach[at] += part.reach
-        return ClassSums(rows, q, reach)
+            q[at] += part.fixed_q
+            reach[at] += part.fixed_reach
+        return ClassSums(rows, q, reach, self.bits)
 
 
 class SampledDraw27:
@@ -168,6 +181,9 @@ class SampledDraw27:
         """Per-deal values of one chunk: p, q, v2 (D, B) and, for the big blind, q_bb_draw (D, B, M)
         (its counterfactual values); with ``button`` also x (D, H+1, B, M), the button's draw values.
         Products are per draw-count group k of big blind masks: batched matmuls over the deals."""
+        if len(c1) == 1:  # numpy's matmul of one matrix takes another path: a deal's values must not depend on
+            v = self._chunk_values(sigma, np.repeat(c1, 2), np.repeat(c2, 2), np.repeat(wt, 2, axis=0), button)
+            return {key: value[:1] for key, value in v.items()}  # how many deals share its chunk
         stacks = self.stacks.astype(_WORK)[:, None]  # (B, 1)
         p = sigma["btn_push"][c1, :, 1].astype(_WORK)  # (D, B)
         q = sigma["bb_call"][c2, :, 1].astype(_WORK)
@@ -176,7 +192,7 @@ class SampledDraw27:
         a = np.empty_like(d2)  # (D, B, M) button's expected showdown per unit stake given the big blind's mask
         for k, (lo, hi) in enumerate(self.bounds):
             np.matmul(d1[:, k], wt[:, lo:hi].transpose(0, 2, 1), out=a[:, :, lo:hi])  # (D, B, M) @ (D, M, n_k)
-        v2 = np.einsum("dbm,dbm->db", d2, a) * stacks[:, 0]  # (D, B) button's value once called
+        v2 = _sum_last(d2 * a) * stacks[:, 0]  # (D, B) button's value once called
         out = {"p": p, "q": q, "v2": v2, "q_bb_draw": -(p * stacks[:, 0])[:, :, None] * a[:, :, self.rank]}
         if button:
             w2 = d2 * (q[:, :, None] * stacks)  # (D, B, M) big blind's reach times the stake
@@ -189,18 +205,31 @@ class SampledDraw27:
             out["x"] = x
         return out
 
-    def cfr_values(self, sigma: dict[str, np.ndarray], deals: np.ndarray, players=(0, 1)) -> dict[str, ClassSums]:
+    def fixed_point_bits(self, batch: int) -> int:
+        """Fraction bits of the fixed-point sums of ``batch`` deals: as many as int64 holds without
+        overflow (a deal's values are at most the largest stack, its reach at most 1), 40 at most."""
+        bound = batch * (float(self.stacks.max()) + 1)
+        bits = min(40, 62 - math.ceil(math.log2(bound)))
+        if bits < 16:
+            raise BadParameter(f"a batch of {batch:,} deals is too large for exact sums at stacks up to "
+                               f"{self.stacks.max():g}")
+        return bits
+
+    def cfr_values(self, sigma: dict[str, np.ndarray], deals: np.ndarray, players=(0, 1),
+                   bits: int | None = None) -> dict[str, ClassSums]:
         """Batch sums of counterfactual action values and own reach, per block of ``players``.
 
         sigma: block name -> current strategy (C, *shape) float32 or float64; deals: (D, 4H) from
-        :meth:`sample_deals`. Returns block name -> :class:`ClassSums` (sparse rows, float64).
+        :meth:`sample_deals`; bits: of the fixed-point sums (default: ``fixed_point_bits(D)``; sums
+        that will be added together need the same). Returns block name -> :class:`ClassSums`.
         """
+        bits = self.fixed_point_bits(max(len(deals), 1)) if bits is None else bits
         c1, c2, can1, can2, stub = self._columns(deals)
         first = 0 if 0 in players else 1  # deals sorted by this player's class: its sums are added chunk by chunk
         order = np.argsort((c1, c2)[first], kind="stable")
         c1, c2, can1, can2, stub = c1[order], c2[order], can1[:, order], can2[:, order], stub[:, order]
         classes = (c1, c2)  # per player
-        sums = {b.name: (_Accumulator(classes[b.player], b.shape), b.player)
+        sums = {b.name: (_Accumulator(classes[b.player], b.shape, bits), b.player)
                 for b in self.blocks if b.player in players}
         later: dict[str, list] = {}  # the other player's (smaller) per-deal values, summed once at the end
         for cut, wt in self._chunks(can1, can2, stub):
@@ -244,6 +273,15 @@ class SampledDraw27:
         return out
 
 
+def _sum_last(values: np.ndarray) -> np.ndarray:
+    """Sum over the last axis, term after term: a deal's sum must not depend on how many deals are
+    summed beside it (np.einsum's and np.sum's loops do, by an ulp)."""
+    total = values[..., 0].copy()
+    for j in range(1, values.shape[-1]):
+        total += values[..., j]
+    return total
+
+
 def _shuffle_top(perm: np.ndarray, picks: int, rng: np.random.Generator) -> np.ndarray:
     """(picks, n) the first ``picks`` places of a partial Fisher-Yates shuffle of each column of
     ``perm`` (N, n), shuffled in place."""
@@ -259,52 +297,32 @@ def _shuffle_top(perm: np.ndarray, picks: int, rng: np.random.Generator) -> np.n
 
 
 class _Accumulator:
-    """Float64 sums of per-deal rows by class over a batch, added chunk by chunk in a fixed order.
+    """Fixed-point sums of per-deal rows by class over a batch: each deal's values are rounded to
+    multiples of 2**-bits first, so the int64 sums are exact and independent of the order of deals."""
 
-    Within a chunk the deals are stably sorted by class and summed per class with ``np.add.reduceat``
-    when classes repeat a lot, else run position by run position (every class's first deal, then every
-    second, ...), which avoids reduceat's per-row cost when most classes occur once. A row's first
-    value is stored, not added. Every choice depends on the data only: results are reproducible."""
-
-    def __init__(self, classes: np.ndarray, shape: tuple[int, ...]):
+    def __init__(self, classes: np.ndarray, shape: tuple[int, ...], bits: int):
         self.rows = np.unique(classes)  # (n,) sorted
-        self.q = np.empty((len(self.rows), *shape))
-        self.reach = np.empty((len(self.rows), shape[-2]))  # (n, B): the reach does not depend on k
-        self.touched = np.zeros(len(self.rows), dtype=bool)
-        self.shape = shape
+        self.q = np.zeros((len(self.rows), *shape), dtype=np.int64)
+        self.reach = np.zeros((len(self.rows), shape[-2]), dtype=np.int64)  # (n, B): the reach does not depend on k
+        self.shape, self.scale, self.bits = shape, 2.0**bits, bits
 
     def add(self, classes: np.ndarray, q: np.ndarray, reach: np.ndarray) -> None:
         """Add per-deal rows q (D, *shape), reach (D, B) of deals of classes (D,)."""
         at = np.searchsorted(self.rows, classes)  # (D,) accumulator row of each deal
-        if (np.diff(at) > 0).all():  # sorted, each class once: rows in deal order
-            self._put(at, q, reach)
-            return
-        order = np.argsort(at, kind="stable")
-        ordered = at[order]
-        first = np.r_[True, ordered[1:] != ordered[:-1]]
-        starts = np.flatnonzero(first)
-        if len(starts) * _LONG_RUNS <= len(at):  # long runs: one reduceat
-            self._put(ordered[starts], np.add.reduceat(q[order], starts, axis=0, dtype=np.float64),
-                      np.add.reduceat(reach[order], starts, axis=0, dtype=np.float64))
-            return
-        position = np.arange(len(order)) - starts[np.cumsum(first) - 1]  # (D,) place within its run
-        for j in range(int(position.max()) + 1):
-            sel = position == j  # at most one deal per class
-            self._put(ordered[sel], q[order[sel]], reach[order[sel]])
+        q, reach = self._fixed(q), self._fixed(reach)
+        if not (np.diff(at) > 0).all():  # classes repeat: sum their deals first
+            order = np.argsort(at, kind="stable") if (np.diff(at) < 0).any() else slice(None)
+            at = at[order]
+            starts = np.flatnonzero(np.r_[True, at[1:] != at[:-1]])
+            q, reach, at = np.add.reduceat(q[order], starts), np.add.reduceat(reach[order], starts), at[starts]
+        self.q[at] += q
+        self.reach[at] += reach
 
-    def _put(self, at: np.ndarray, q: np.ndarray, reach: np.ndarray) -> None:
-        """Store or add rows for distinct accumulator rows ``at`` (ascending)."""
-        fresh = ~self.touched[at]
-        if fresh.all():
-            where = slice(at[0], at[-1] + 1) if at[-1] - at[0] == len(at) - 1 else at  # a slice: no gather
-            self.q[where], self.reach[where] = q, reach
-        else:
-            self.q[at[fresh]], self.reach[at[fresh]] = q[fresh], reach[fresh]
-            self.q[at[~fresh]] += q[~fresh]
-            self.reach[at[~fresh]] += reach[~fresh]
-        self.touched[at] = True
+    def _fixed(self, values: np.ndarray) -> np.ndarray:
+        scaled = np.multiply(values, self.scale, dtype=np.float64)
+        return np.rint(scaled, out=scaled).astype(np.int64)
 
     def result(self) -> ClassSums:
         reach = np.broadcast_to(self.reach.reshape(len(self.rows), *(1,) * (len(self.shape) - 2), -1),
                                 (len(self.rows), *self.shape[:-1]))
-        return ClassSums(self.rows, self.q, np.ascontiguousarray(reach))
+        return ClassSums(self.rows, self.q, np.ascontiguousarray(reach), self.bits)

@@ -48,6 +48,14 @@ def default_batch(kernel) -> int:
     return max(DEFAULT_BATCH, BATCH_PER_CLASS * kernel.n_classes)
 
 
+def _scatter(rows: np.ndarray, fixed: np.ndarray, n: int, bits: int) -> np.ndarray:
+    """(n, ...) float64 zeros with the fixed-point ``fixed`` values (times 2**-bits) at ``rows``."""
+    out = np.zeros((n, *fixed.shape[1:]))
+    out[rows] = fixed
+    out *= 2.0**-bits
+    return out
+
+
 def sampled_rule(name: str) -> Rule:
     rule = make_rule(name)
     if rule.kind.sampled_weight is None:
@@ -105,13 +113,23 @@ class SampledSolver:
         self.iteration = t
 
     def _update(self, name: str, got, weight: float) -> None:
-        rows = got.rows  # each table row is gathered once and written back once
+        rows, n = got.rows, self.kernel.n_classes
+        dense = 2 * len(rows) > n  # most classes touched: update every row in place
+        if dense:  # (an untouched row's sums are 0: adding them changes nothing)
+            q, reach = _scatter(rows, got.fixed_q, n, got.bits), _scatter(rows, got.fixed_reach, n, got.bits)
+            rows = slice(None)
+        else:
+            q, reach = got.q, got.reach
         sigma = self.sigma[name][rows]  # (n, ..., A); the arithmetic below is float64
-        regrets = self.regrets[name][rows]
-        regrets += weight * (got.q - (sigma * got.q).sum(-1, keepdims=True))
+        regrets = self.regrets[name][rows]  # a view when dense, else a gathered copy written back below
         sums = self.sums[name][rows]
-        sums += weight * got.reach[..., None] * sigma
-        self.regrets[name][rows], self.sums[name][rows] = regrets, sums
+        sums += (weight * reach)[..., None] * sigma
+        value = (sigma * q).sum(-1, keepdims=True)
+        q -= value  # q is ours: the regret of each action, in place
+        q *= weight
+        regrets += q
+        if not dense:
+            self.regrets[name][rows], self.sums[name][rows] = regrets, sums
         self.sigma[name][rows] = regret_matching(regrets)
 
     def solve(self, iterations: int, callback: Callable | None = None) -> ClassStrategy:
