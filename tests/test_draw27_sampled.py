@@ -103,9 +103,9 @@ def test_cfr_values_match_brute_force(ranks, suits, hand, n):
     want = brute_values(game, sigma, deals)
     assert set(got) == set(want)
     for name, sums in got.items():
-        assert sums.rows.tolist() == sorted(want[name])
+        assert set(want[name]) <= set(sums.rows.tolist())  # every class the deals hold (all when most are)
         for i, c in enumerate(sums.rows.tolist()):
-            q, reach = want[name][c]
+            q, reach = want[name].get(c, (0.0, 0.0))  # a class no deal holds sums to zero
             np.testing.assert_allclose(sums.q[i], q, rtol=1e-5, atol=1e-5)
             np.testing.assert_allclose(sums.reach[i], reach, rtol=1e-6)
     one = game.cfr_values(sigma, deals, players=(1,))

@@ -82,9 +82,11 @@ def best_response(game: SampledDraw27, profile: dict[str, np.ndarray], deals: np
     the other player's rows on these deals: draws chosen first from summed counterfactual values, then
     push / call using the chosen draws. A class's values depend on its own rows only, so classes can be
     done in any groups."""
+    h = game.hand
+    held = np.unique(game.classes.classify(deals[:, player * h:(player + 1) * h])[0])
     for name in (("btn_draw", "btn_push"), ("bb_draw", "bb_call"))[player]:
-        got = game.cfr_values(profile, deals, players=(player,))[name]
-        profile[name][got.rows] = _one_hot(got.q)
+        got = game.cfr_values(profile, deals, players=(player,))[name]  # rows: at least the classes held
+        profile[name][held] = _one_hot(got.q[np.searchsorted(got.rows, held)])
 
 
 class _ClassMeans:

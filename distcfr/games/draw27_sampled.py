@@ -69,6 +69,8 @@ class ClassSums:
         """The sums of two batches: rows merged, values added."""
         if self.bits != other.bits:
             raise ValueError(f"fixed-point sums of {self.bits} and {other.bits} bits do not add")
+        if len(self.rows) == len(other.rows) and np.array_equal(self.rows, other.rows):
+            return ClassSums(self.rows, self.fixed_q + other.fixed_q, self.fixed_reach + other.fixed_reach, self.bits)
         size = max(self.rows[-1] if len(self.rows) else -1, other.rows[-1] if len(other.rows) else -1) + 1
         present = np.zeros(size, dtype=bool)  # the union of two sorted row sets, without a sort
         present[self.rows] = present[other.rows] = True
@@ -124,8 +126,8 @@ class SampledDraw27:
         """
         rng = np.random.Generator(np.random.Philox(key=seed, counter=[0, 0, shard, iteration]))
         deck = self.classes.deck
-        perm = np.tile(np.arange(len(deck), dtype=np.int32)[:, None], (1, n))  # (N, n) one column per deal
-        return deck[_shuffle_top(perm, 4 * self.hand, rng)].T.astype(np.int32)
+        perm = np.tile(np.arange(len(deck), dtype=np.int32), (n, 1))  # (n, N) one row per deal
+        return deck[_shuffle_top(perm, 4 * self.hand, rng)].astype(np.int32)
 
     def sample_deals_of_classes(self, seed: int, stream: int, player: int, first: int, stop: int,
                                 per_class: int) -> np.ndarray:
@@ -138,8 +140,8 @@ class SampledDraw27:
         hands = np.repeat(self.classes.representative(np.arange(first, stop)), per_class, axis=0)  # (n, H)
         rest = np.ones((len(hands), len(deck)), dtype=bool)
         rest[np.arange(len(hands))[:, None], np.searchsorted(deck, hands)] = False
-        perm = np.nonzero(rest)[1].reshape(len(hands), -1).T.astype(np.int32)  # (N - H, n) deck places left
-        others = deck[_shuffle_top(perm, 3 * h, rng)].T  # (n, 3H): the other hand, then the stub
+        perm = np.nonzero(rest)[1].reshape(len(hands), -1).astype(np.int32)  # (n, N - H) deck places left
+        others = deck[_shuffle_top(perm, 3 * h, rng)]  # (n, 3H): the other hand, then the stub
         cols = [hands, others[:, :h]] if player == 0 else [others[:, :h], hands]
         return np.concatenate([*cols, others[:, h:]], axis=1).astype(np.int32)
 
@@ -229,7 +231,7 @@ class SampledDraw27:
         order = np.argsort((c1, c2)[first], kind="stable")
         c1, c2, can1, can2, stub = c1[order], c2[order], can1[:, order], can2[:, order], stub[:, order]
         classes = (c1, c2)  # per player
-        sums = {b.name: (_Accumulator(classes[b.player], b.shape, bits), b.player)
+        sums = {b.name: (_Accumulator(classes[b.player], b.shape, bits, self.n_classes), b.player)
                 for b in self.blocks if b.player in players}
         later: dict[str, list] = {}  # the other player's (smaller) per-deal values, summed once at the end
         for cut, wt in self._chunks(can1, can2, stub):
@@ -283,25 +285,28 @@ def _sum_last(values: np.ndarray) -> np.ndarray:
 
 
 def _shuffle_top(perm: np.ndarray, picks: int, rng: np.random.Generator) -> np.ndarray:
-    """(picks, n) the first ``picks`` places of a partial Fisher-Yates shuffle of each column of
-    ``perm`` (N, n), shuffled in place."""
-    size, n = perm.shape
+    """(n, picks) the first ``picks`` places of a partial Fisher-Yates shuffle of each row of
+    ``perm`` (n, N), shuffled in place (a deal's cards in one row: its swaps stay in cache)."""
+    n, size = perm.shape
     offsets = rng.integers(0, size - np.arange(picks)[:, None], size=(picks, n))  # swap i with i + offset
-    col = np.arange(n)
+    flat = perm.reshape(-1)
+    base = np.arange(n) * size
     for i in range(picks):
-        j = i + offsets[i]
-        top = perm[i].copy()
-        perm[i] = perm[j, col]
-        perm[j, col] = top
-    return perm[:picks]
+        j = base + i + offsets[i]
+        top = perm[:, i].copy()
+        perm[:, i] = flat[j]
+        flat[j] = top
+    return perm[:, :picks]
 
 
 class _Accumulator:
     """Fixed-point sums of per-deal rows by class over a batch: each deal's values are rounded to
     multiples of 2**-bits first, so the int64 sums are exact and independent of the order of deals."""
 
-    def __init__(self, classes: np.ndarray, shape: tuple[int, ...], bits: int):
+    def __init__(self, classes: np.ndarray, shape: tuple[int, ...], bits: int, n_classes: int):
         self.rows = np.unique(classes)  # (n,) sorted
+        if 2 * len(self.rows) > n_classes:  # most classes: every row (zeros add nothing), sums add without a scatter
+            self.rows = np.arange(n_classes)
         self.q = np.zeros((len(self.rows), *shape), dtype=np.int64)
         self.reach = np.zeros((len(self.rows), shape[-2]), dtype=np.int64)  # (n, B): the reach does not depend on k
         self.shape, self.scale, self.bits = shape, 2.0**bits, bits
@@ -315,12 +320,15 @@ class _Accumulator:
             at = at[order]
             starts = np.flatnonzero(np.r_[True, at[1:] != at[:-1]])
             q, reach, at = np.add.reduceat(q[order], starts), np.add.reduceat(reach[order], starts), at[starts]
+        if len(at) and at[-1] - at[0] == len(at) - 1:  # consecutive rows (deals sorted by class): a slice
+            at = slice(at[0], at[-1] + 1)
         self.q[at] += q
         self.reach[at] += reach
 
     def _fixed(self, values: np.ndarray) -> np.ndarray:
-        scaled = np.multiply(values, self.scale, dtype=np.float64)
-        return np.rint(scaled, out=scaled).astype(np.int64)
+        """Rounded toward zero: any fixed rounding of each deal's values keeps the sums exact. Scaling
+        by a power of two is exact in the values' own precision (float32: half the memory traffic)."""
+        return np.multiply(values, values.dtype.type(self.scale)).astype(np.int64)
 
     def result(self) -> ClassSums:
         reach = np.broadcast_to(self.reach.reshape(len(self.rows), *(1,) * (len(self.shape) - 2), -1),

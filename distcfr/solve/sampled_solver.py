@@ -31,6 +31,7 @@ from distcfr.solve.run import RunPlan, run
 DEFAULT_RULE = "lcfr"
 DEFAULT_BATCH = 10_000  # deals per half-iteration at least; 100 to 10,000 gave the same exploitability per deal
 BATCH_PER_CLASS = 4  # and at least this many per hand class: see default_batch
+DENSE_SHARE = 0.5  # a batch touching more than this share of the classes updates every row (same bits)
 TABLE_DTYPE = np.float32  # regrets and sums: 245 MB per stack for 5 cards from 52
 
 
@@ -114,8 +115,10 @@ class SampledSolver:
 
     def _update(self, name: str, got, weight: float) -> None:
         rows, n = got.rows, self.kernel.n_classes
-        dense = 2 * len(rows) > n  # most classes touched: update every row in place
-        if dense:  # (an untouched row's sums are 0: adding them changes nothing)
+        dense = len(rows) > DENSE_SHARE * n  # most classes touched: update every row in place
+        if dense and len(rows) == n:  # the sums hold every row already
+            q, reach, rows = got.q, got.reach, slice(None)
+        elif dense:  # (an untouched row's sums are 0: adding them changes nothing)
             q, reach = _scatter(rows, got.fixed_q, n, got.bits), _scatter(rows, got.fixed_reach, n, got.bits)
             rows = slice(None)
         else:
