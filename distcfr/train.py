@@ -90,7 +90,7 @@ def build_parser() -> argparse.ArgumentParser:
                          help="solve draw27 by chance-sampled CFR even where it could be enumerated")
     sampled.add_argument("--batch", type=_positive_int, metavar="N",
                          help=f"sampled deals per player update (default: {BATCH_PER_CLASS} per hand class, "
-                         f"at least {DEFAULT_BATCH:,}: 537,836 for 5 cards from 52)")
+                         f"at least {DEFAULT_BATCH:,}: 1,075,672 for 5 cards from 52)")
     sampled.add_argument("--seed", type=_non_negative_int, default=0, metavar="S",
                          help="the deal stream: a run is bitwise reproducible from it on any worker count "
                          "(default: 0)")

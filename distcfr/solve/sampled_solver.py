@@ -30,7 +30,7 @@ from distcfr.solve.run import RunPlan, run
 
 DEFAULT_RULE = "lcfr"
 DEFAULT_BATCH = 10_000  # deals per half-iteration at least; 100 to 10,000 gave the same exploitability per deal
-BATCH_PER_CLASS = 4  # and at least this many per hand class: see default_batch
+BATCH_PER_CLASS = 8  # and at least this many per hand class: see default_batch
 DENSE_SHARE = 0.5  # a batch touching more than this share of the classes updates every row (same bits)
 TABLE_DTYPE = np.float32  # regrets and sums: 245 MB per stack for 5 cards from 52
 
@@ -45,7 +45,7 @@ def regret_matching(regrets: np.ndarray) -> np.ndarray:
 def default_batch(kernel) -> int:
     """Deals per half-iteration when none is given. The coordinator's update costs per hand class a
     batch touches, the workers' part per deal: a batch of several deals per class keeps the update a
-    small share of the work (2 workers at least 1.8x one on 5 cards from 52, bench/sampled_scaling.py)."""
+    small share of the work (bench/sampled_scaling.py: 2 workers 1.65-1.78x one on 5 cards from 52)."""
     return max(DEFAULT_BATCH, BATCH_PER_CLASS * kernel.n_classes)
 
 
