@@ -49,11 +49,15 @@ def default_batch(kernel) -> int:
     return max(DEFAULT_BATCH, BATCH_PER_CLASS * kernel.n_classes)
 
 
-def _scatter(rows: np.ndarray, fixed: np.ndarray, n: int, bits: int) -> np.ndarray:
-    """(n, ...) float64 zeros with the fixed-point ``fixed`` values (times 2**-bits) at ``rows``."""
-    out = np.zeros((n, *fixed.shape[1:]))
-    out[rows] = fixed
-    out *= 2.0**-bits
+def _scaled(rows: np.ndarray, fixed: np.ndarray, n: int | None, bits: int, dtype) -> np.ndarray:
+    """The fixed-point sums ``fixed`` (times 2**-bits) as ``dtype``; with ``n``, as (n, ...) rows, zero
+    where ``rows`` has none."""
+    if n is None or len(rows) == n:
+        out = fixed.astype(dtype)
+    else:
+        out = np.zeros((n, *fixed.shape[1:]), dtype=dtype)
+        out[rows] = fixed
+    out *= dtype.type(2.0**-bits)
     return out
 
 
@@ -115,20 +119,19 @@ class SampledSolver:
 
     def _update(self, name: str, got, weight: float) -> None:
         rows, n = got.rows, self.kernel.n_classes
+        dtype = self.regrets[name].dtype  # the arithmetic is in the tables' precision
         dense = len(rows) > DENSE_SHARE * n  # most classes touched: update every row in place
-        if dense and len(rows) == n:  # the sums hold every row already
-            q, reach, rows = got.q, got.reach, slice(None)
-        elif dense:  # (an untouched row's sums are 0: adding them changes nothing)
-            q, reach = _scatter(rows, got.fixed_q, n, got.bits), _scatter(rows, got.fixed_reach, n, got.bits)
+        q, reach = (_scaled(rows, fixed, n if dense else None, got.bits, dtype)
+                    for fixed in (got.fixed_q, got.fixed_reach))
+        if dense:  # (an untouched row's sums are 0: adding them changes nothing)
             rows = slice(None)
-        else:
-            q, reach = got.q, got.reach
-        sigma = self.sigma[name][rows]  # (n, ..., A); the arithmetic below is float64
+        weight = dtype.type(weight)
+        sigma = self.sigma[name][rows].astype(dtype, copy=False)  # (n, ..., A)
         regrets = self.regrets[name][rows]  # a view when dense, else a gathered copy written back below
         sums = self.sums[name][rows]
         sums += (weight * reach)[..., None] * sigma
         value = (sigma * q).sum(-1, keepdims=True)
-        q -= value  # q is ours: the regret of each action, in place
+        q -= value  # the regret of each action, in place
         q *= weight
         regrets += q
         if not dense:
