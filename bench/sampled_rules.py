@@ -17,29 +17,33 @@ import numpy as np
 
 
 def make_solver(game, rule: str, batch: int, seed: int):
-    from distcfr.solve.sampled_solver import SampledSolver, regret_matching
+    from distcfr.engine.sampled_shards import LocalSampledShards, SampledRowGroup
+    from distcfr.solve.sampled_solver import SampledSolver
 
-    class BenchSolver(SampledSolver):
-        """SampledSolver with the floored and discounted rules it refuses (tables as float64)."""
+    class BenchGroup(SampledRowGroup):
+        """The solver's shards with the floored and discounted rules it refuses (one shard: the
+        discounts apply once per half-iteration)."""
 
-        def _update(self, name, got, weight):
-            t = self.iteration + 1
+        def update(self, name, got, sigma, weight, iteration):
+            t = iteration
+            regrets, sums = self.regrets[name], self.sums[name]
             if rule == "dcfr":
-                regrets = self.regrets[name]
                 regrets *= np.where(regrets > 0, t**1.5 / (t**1.5 + 1), 0.5)
-                self.sums[name] *= (t / (t + 1)) ** 2
-            rows = got.rows
-            sigma = self.sigma[name][rows]
-            regret = got.q - (sigma * got.q).sum(-1, keepdims=True)
-            regret_weight, sum_weight = {"cfr+": (1.0, t), "dcfr": (1.0, 1.0)}[rule]
-            new = self.regrets[name][rows] + regret_weight * regret
-            self.regrets[name][rows] = np.maximum(new, 0) if rule == "cfr+" else new
-            self.sums[name][rows] += sum_weight * got.reach[..., None] * sigma
-            self.sigma[name][rows] = regret_matching(self.regrets[name][rows])
+                sums *= (t / (t + 1)) ** 2
+            rows, s = got.rows - self.lo, sigma[got.rows - self.lo]
+            regret = got.q - (s * got.q).sum(-1, keepdims=True)
+            sum_weight = {"cfr+": t, "dcfr": 1.0}[rule]
+            new = regrets[rows] + regret
+            regrets[rows] = np.maximum(new, 0) if rule == "cfr+" else new
+            sums[rows] += sum_weight * got.reach[..., None] * s
 
     if rule in ("lcfr", "cfr"):
         return SampledSolver(game, rule, batch=batch, seed=seed, shards=1, table_dtype=np.float64)
-    return BenchSolver(game, "lcfr", batch=batch, seed=seed, shards=1, table_dtype=np.float64)
+
+    def shards(spec, n_shards, seed, batch):
+        return LocalSampledShards(spec, n_shards, seed, batch, np.float64, group_class=BenchGroup)
+
+    return SampledSolver(game, "lcfr", batch=batch, seed=seed, shards=1, shard_set=shards)
 
 
 def main() -> None:

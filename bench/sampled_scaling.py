@@ -2,14 +2,14 @@
 
     python bench/sampled_scaling.py [--batch N] [--iterations 2]
 
-Per half-iteration the coordinator puts the current strategy (float32, every class) in the object
-store once, and each worker returns the tree sums of its shards' touched classes (float64)."""
+Each worker owns the table rows of its hand classes and updates them itself; per half-iteration
+only the updated player's current strategy moves: each worker puts its rows (float32) in the
+object store, and the others read them in place."""
 
 from __future__ import annotations
 
 import argparse
 import os
-import pickle
 import time
 
 import numpy as np
@@ -24,8 +24,8 @@ def peak_rss(pid: int) -> int:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--game", default="draw27(ranks=13,suits=4,hand=5,stacks=10)")
-    parser.add_argument("--batch", type=int, help="deals per half-iteration (default: the solver's, 4 per class)")
-    parser.add_argument("--shards", type=int, default=8)
+    parser.add_argument("--batch", type=int, help="deals per half-iteration (default: the solver's, 8 per class)")
+    parser.add_argument("--shards", type=int, default=32)
     parser.add_argument("--iterations", type=int, default=2)
     args = parser.parse_args()
 
@@ -46,22 +46,21 @@ def main() -> None:
         for _ in range(args.iterations):
             solver.step()
         seconds = (time.perf_counter() - start) / args.iterations
-        sigma_bytes = sum(a.nbytes for a in solver.sigma.values())
-        sums = solver.shards.cfr_sums(solver.sigma, 0, solver.iteration + 1)
-        returned = len(pickle.dumps(sums, protocol=5))  # what one worker holding every shard would send
+        moved = [sum(a.nbytes for b, a in solver.current_strategy().items() if solver.kernel.block(b).player == p)
+                 for p in (0, 1)]  # the strategy rows each half-iteration puts in the object store
         memory = sampled_estimate(solver.kernel, solver.batch, args.shards, max(workers, 1))
         pids = solver.shards.pids() if workers else [os.getpid()]
         peak = max(peak_rss(pid) for pid in pids)
-        rows.append((workers, seconds, 2 * solver.batch / seconds, sigma_bytes, returned, memory.per_worker, peak))
+        rows.append((workers, seconds, 2 * solver.batch / seconds, moved, memory.per_worker, peak))
         solver.close()
     print(f"{args.game}, batch {solver.batch:,} deals per half-iteration, {args.shards} shards, "
           f"{os.cpu_count()} CPUs, numpy {np.__version__}")
-    print("| workers | s / iteration | deals/s | strategy out per half-iteration | sums back (all shards) "
+    print("| workers | s / iteration | deals/s | strategy put per iteration (button + big blind half) "
           "| memory per worker: estimate | peak RSS |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
-    for workers, seconds, rate, out, back, per_worker, peak in rows:
-        print(f"| {workers or 'in-process'} | {seconds:.2f} | {rate:,.0f} | {out / 1e6:.0f} MB x workers "
-              f"| {back / 1e6:.0f} MB | {per_worker / 1e6:.0f} MB | {peak / 1e6:.0f} MB |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for workers, seconds, rate, moved, per_worker, peak in rows:
+        print(f"| {workers or 'in-process'} | {seconds:.2f} | {rate:,.0f} "
+              f"| {moved[0] / 1e6:.0f} + {moved[1] / 1e6:.0f} MB | {per_worker / 1e6:.0f} MB | {peak / 1e6:.0f} MB |")
     one, two = rows[1][1], rows[2][1]
     print(f"2 workers vs 1: {one / two:.2f}x")
     from distcfr.dist.runtime import shutdown

@@ -96,7 +96,7 @@ def _run(args, game, solver: SampledSolver, plan: RunPlan, launcher) -> dict:
         rate = (s.deals_done - first_deals) / max(time.perf_counter() - start, 1e-9)
         shown = f"  bracket [{latest[0].low.max():.3f}, {latest[0].high.max():.3f}] BB" if latest else ""
         progress.update(s.iteration, s.iteration, None, f"  {rate:,.0f} deals/s  "
-                        f"{np.median(expected_visits(s)):,.0f} visits per class{shown}{workers}")
+                        f"{np.median(s.visits(1)):,.0f} visits per class{shown}{workers}")
 
     plan = dataclasses.replace(plan, evaluate=True, evaluator=evaluator, eval_share=EVAL_SHARE)
 
@@ -130,7 +130,7 @@ def summarize_sampled(game, solver: SampledSolver, bracket, wall: float, iterati
     honest side); ``exploitability_ci`` spans both estimates widened by 1.96 standard errors."""
     low = bracket.low - 1.96 * bracket.low_se
     high = bracket.high + 1.96 * bracket.high_se
-    visits = expected_visits(solver)
+    visits = np.minimum(solver.visits(0), solver.visits(1))
     per_variant = [{"variant": label, "value": float(bracket.value[i]), "value_se": float(bracket.value_se[i]),
                     "exploitability": float(bracket.high[i]),
                     "exploitability_ci": [float(max(low[i], 0.0)), float(high[i])],
@@ -146,18 +146,11 @@ def summarize_sampled(game, solver: SampledSolver, bracket, wall: float, iterati
         "exploitability_ci": [float(max(low.max(), 0.0)), float(high.max())],
         "value": float(bracket.value[0]) if len(bracket.value) == 1 else [float(v) for v in bracket.value],
         "value_se": float(bracket.value_se.max()),
-        "visits_per_class": {"expected_min": float(visits.min()), "expected_median": float(np.median(visits)),
-                             "meaning": "sampled deals that updated a hand class, per player (expected count)",
+        "visits_per_class": {"min": int(visits.min()), "median": float(np.median(visits)),
+                             "meaning": "sampled deals that updated a hand class, per player",
                              "bracket_per_class": bracket.per_class},
         "per_variant": per_variant,
     }
-
-
-def expected_visits(solver: SampledSolver) -> np.ndarray:
-    """(C,) expected number of sampled deals that updated each hand class, per player: each
-    half-iteration's deals update one player, who holds a class with its share of the hands."""
-    hands = solver.kernel.classes.hands_per_class
-    return solver.deals_done / 2 * hands / hands.sum()
 
 
 def print_sampled(summary: dict, out_path, groups: dict | None = None) -> None:

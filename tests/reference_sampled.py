@@ -26,8 +26,11 @@ def solve_sampled(ranks: int, suits: int, hand: int, stacks, iterations: int, ba
                   rule: str = "lcfr") -> dict[str, np.ndarray]:
     """Average strategy (block name -> (C, *shape) float64) after ``iterations`` of chance-sampled CFR.
 
-    Each iteration updates the button on ``batch`` deals of stream (seed, 0, 2t), then the big blind
-    on deals (seed, 0, 2t + 1), each against the other's current strategy (alternating updates).
+    Each iteration updates the button on ``batch`` deals, then the big blind, each against the
+    other's current strategy (alternating updates). A player's batch at iteration t takes places
+    [(t - 1) batch, t batch) of the endless round of hand classes 0, 1, ..., C - 1, 0, ...; its deals
+    are those of one shard: stream (seed, 2, 2t + player, 0), the player holding each class's
+    canonical hand.
     """
     if rule not in RULES:
         raise ValueError(f"rule must be one of {sorted(RULES)}, not {rule!r}")
@@ -38,7 +41,8 @@ def solve_sampled(ranks: int, suits: int, hand: int, stacks, iterations: int, ba
     for t in range(1, iterations + 1):
         for player in (0, 1):
             sigma = {name: regret_matching(r) for name, r in regrets.items()}
-            deals = game.sample_deals(seed, 0, 2 * t + player, batch)
+            counts = np.bincount(np.arange((t - 1) * batch, t * batch) % game.n_classes, minlength=game.n_classes)
+            deals = game.sample_class_deals(seed, (2, 2 * t + player, 0), player, 0, counts)
             for name, got in game.cfr_values(sigma, deals, players=(player,)).items():
                 s = sigma[name][got.rows]
                 regrets[name][got.rows] += weight(t) * (got.q - (s * got.q).sum(-1, keepdims=True))

@@ -386,7 +386,7 @@ def test_crafted_sampled_checkpoints_are_one_line(sampled_files, files, tmp_path
         "NaN regrets": ({name: array_field(nan)}, "not finite"),
         "float16 regrets": ({name: array_field(regrets.astype("<f2"))}, "expected"),
         "seed as a string": ({"seed": "1"}, "'seed'"),
-        "more shards than deals per batch": ({"shards": 500}, "shards for a batch"),
+        "more shards than hand classes": ({"shards": 500}, "shards for 36 hand classes"),
         "a rule sampling refuses": ({"rule": {"name": "cfr+"}}, "not used with sampling"),
         "mode unknown": ({"mode": "guessed"}, "'mode'"),
         "a game that cannot be sampled": ({"game": "kuhn"}, "cannot be sampled"),

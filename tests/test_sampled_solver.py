@@ -17,12 +17,13 @@ SMALL = "draw27(ranks=6,suits=2,hand=2,stacks=2:3:1)"
 
 
 def test_one_shard_matches_the_reference_driver():
-    # the same streams (seed, 0, 2t + player) and float64 tables: the same arithmetic as the reference
+    # the same deals (one shard) and float64 tables: the same arithmetic as the reference, except that
+    # ours plays float32 current strategies (1e-7 apart), which 8 rounds of regret matching amplify
     solver = SampledSolver(distcfr.load_game(SMALL), batch=300, seed=5, shards=1, table_dtype=np.float64)
     ours = solver.solve(iterations=8).tables
     reference = solve_sampled(6, 2, 2, (2.0, 3.0), iterations=8, batch=300, seed=5)
     for name, table in reference.items():
-        assert np.abs(ours[name] - table).max() < 1e-6  # ours stores float32 strategies
+        assert np.abs(ours[name] - table).max() < 1e-5  # a different deal or update moves them by ~1e-1
 
 
 def cli(tmp_path, name, *argv):
@@ -93,15 +94,33 @@ def test_the_real_five_card_game_runs(tmp_path):
     assert loaded.tables["btn_draw"].shape == (134_459, 6, 1, 32)
 
 
-def test_dense_and_sparse_updates_give_the_same_bits(monkeypatch):
-    import distcfr.solve.sampled_solver as module
-
+def test_a_half_iteration_cut_short_and_finished_later_gives_the_same_bits(monkeypatch):
+    # batch 200 < the 280 classes: a half-iteration updates some classes, wrapping round (rows not consecutive)
     game = distcfr.load_game("draw27(ranks=8,suits=2,hand=3,stacks=3:10:7)")
-    tables = []
-    for share in (0.0, 2.0):  # every update dense, then every update sparse
-        monkeypatch.setattr(module, "DENSE_SHARE", share)
-        solver = SampledSolver(game, batch=300, seed=2, shards=2)
-        solver.solve(iterations=12)
-        tables.append({(name, block): table.tobytes() for name in ("regrets", "sums", "sigma")
-                       for block, table in getattr(solver, name).items()})
-    assert tables[0] == tables[1]
+
+    def tables(solver):
+        regrets, sums = solver.checkpoint().regrets, solver.checkpoint().sums
+        return {(kind, name): t.tobytes() for kind, d in (("r", regrets), ("s", sums)) for name, t in d.items()}
+
+    straight = SampledSolver(game, batch=200, seed=2, shards=4)
+    straight.solve(iterations=7)
+    cut = SampledSolver(game, batch=200, seed=2, shards=4)
+    cut.solve(iterations=3)
+    kernel, calls = cut.shards.group.kernel, []
+    real = kernel.class_sums
+
+    def stopped_on_the_third_shard(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt  # what a signal raises into the shard's sums
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(kernel, "class_sums", stopped_on_the_third_shard)
+    with pytest.raises(KeyboardInterrupt):
+        cut.step()
+    assert cut.iteration == 3 and cut.in_flight == (0, 4)
+    saved = cut.checkpoint()  # finishes the half-iteration first
+    assert (saved.iteration, saved.phase) == (3, 1)
+    cut.solve(iterations=7)
+    assert tables(cut) == tables(straight)
+    assert cut.shards.group.kernel.n_classes > 200

@@ -26,7 +26,7 @@ from ray.util.placement_group import placement_group, remove_placement_group
 from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
 
 from distcfr.engine.best_response import BestResponseStateLost
-from distcfr.engine.sampled_shards import SampledShardGroup, SampledShardSetBase
+from distcfr.engine.sampled_shards import SampledRowGroup, SampledShardSetBase
 from distcfr.engine.shard_set import ShardGroup, ShardSetBase
 from distcfr.errors import ClusterError
 
@@ -48,7 +48,8 @@ def _actor_class(group_class: type):
     """The Ray actor class wrapping a plain shard-group class (built once per class)."""
     if group_class not in _ACTOR_CLASSES:
         wrapped = type(f"{group_class.__name__}Actor", (group_class, _ActorInfo), {})
-        _ACTOR_CLASSES[group_class] = ray.remote(num_cpus=1, max_restarts=MAX_RESTARTS)(wrapped)
+        restarts = MAX_RESTARTS if getattr(group_class, "restartable", True) else 0
+        _ACTOR_CLASSES[group_class] = ray.remote(num_cpus=1, max_restarts=restarts)(wrapped)
     return _ACTOR_CLASSES[group_class]
 
 
@@ -120,6 +121,56 @@ class RayShards(RayGroups, ShardSetBase):
 
 
 class RaySampledShards(RayGroups, SampledShardSetBase):
-    """A sampled game's shards on Ray actors (``extra``: seed, batch)."""
+    """A sampled game's shards on Ray actors (``extra``: seed, batch), each owning its classes'
+    table rows. An actor's current strategy rows stay in the object store, where the others read
+    them in place; nothing else moves per half-iteration. An actor that dies takes its rows with
+    it: the run stops with a ClusterError and resumes from its checkpoint."""
 
-    group_class = SampledShardGroup
+    group_class = SampledRowGroup
+
+    def __init__(self, spec: str, n_shards: int, n_workers: int, seed: int, batch: int):
+        self.pending: tuple | None = None  # (player, [(strategy ref, deals ref) per actor])
+        self.interruptible = False
+        super().__init__(spec, n_shards, n_workers, seed, batch)
+        rows = self._gather("rows")
+        self.starts = [lo for lo, _ in rows] + [rows[-1][1]]
+        self.parts = [[a.sigma.remote(p) for a in self.actors] for p in (0, 1)]
+
+    def half_iteration(self, player: int, iteration: int, weight: float) -> None:
+        args = (player, iteration, weight, self.starts, *self.parts[0], *self.parts[1])
+        self.pending = (player, [a.half_iteration.options(num_returns=2).remote(*args) for a in self.actors])
+        self.settle()
+
+    def settle(self) -> None:
+        if self.pending is None:
+            return
+        player, calls = self.pending
+        self.interruptible = True  # the actors finish their half-iteration whatever this process does
+        try:
+            self._get([deals for _, deals in calls])
+        finally:
+            self.interruptible = False
+        self.parts[player] = [sigma for sigma, _ in calls]
+        self.pending = None
+
+    def load(self, regrets: dict, sums: dict) -> None:
+        self.settle()
+        self._get([a.load.remote({k: v[lo:hi] for k, v in regrets.items()}, {k: v[lo:hi] for k, v in sums.items()})
+                   for a, lo, hi in zip(self.actors, self.starts[:-1], self.starts[1:])])
+        self.parts = [[a.sigma.remote(p) for a in self.actors] for p in (0, 1)]
+
+    def current(self) -> dict:
+        self.settle()
+        parts = self._get(self.parts[0] + self.parts[1])
+        return {name: np.concatenate([p[name] for p in parts if name in p]) for name in parts[0] | parts[-1]}
+
+    def _gather(self, method: str) -> list:
+        self.settle()
+        return self._get([getattr(a, method).remote() for a in self.actors])
+
+    def _get(self, refs: list) -> list:
+        try:
+            return ray.get(refs)
+        except RayActorError as err:
+            raise ClusterError(f"a sampled worker died and its table rows with it: "
+                               f"{str(err).strip().splitlines()[0]}; resume from the checkpoint (--resume)") from None

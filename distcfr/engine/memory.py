@@ -105,12 +105,17 @@ def available_bytes() -> int:
 
 
 def sampled_estimate(kernel, batch: int, n_shards: int, workers: int) -> MemoryEstimate:
-    """The memory of a chance-sampled solve: the coordinator's float32 regrets, sums and current
-    strategy per block, and per worker a copy of the strategy plus its batch's float64 sums."""
+    """The memory of a chance-sampled solve (:mod:`distcfr.engine.sampled_shards`): each worker
+    holds its classes' float32 regrets and sums and one shard's int64 batch sums; the current
+    strategy (float32, every class) lies once in the object store (counted with the coordinator,
+    which builds one float32 average strategy to evaluate and save, and gathers the tables to
+    checkpoint)."""
     per_class = sum(int(np.prod(b.shape)) for b in kernel.blocks)  # table cells per hand class
     strategy = kernel.n_classes * per_class * 4
     holders = max(workers, 1)
-    deals = -(-batch // holders)  # a worker's deals per half-iteration
-    batch_sums = min(deals, kernel.n_classes) * per_class * 8 * 3  # q and reach, merged once more
-    per_worker = strategy + batch_sums + PROCESS_BASE + 64_000_000  # rank and class lookup tables
-    return MemoryEstimate(3 * strategy + batch_sums, 0, per_worker, workers, 0)
+    rows = -(-kernel.n_classes // holders)
+    shard_rows = -(-kernel.n_classes // n_shards)
+    shard_deals = -(-batch // n_shards) + shard_rows
+    batch_sums = shard_rows * per_class * 8 * 2 + shard_deals * 4 * kernel.hand * 4 * 12  # sums; deals, shuffle
+    per_worker = 2 * rows * per_class * 4 + batch_sums + PROCESS_BASE + 64_000_000  # rank and class lookups
+    return MemoryEstimate(strategy + 2 * strategy, 0, per_worker, workers, 0)

@@ -1,69 +1,240 @@
-"""Shards of a chance-sampled solve: each shard draws its own deals every half-iteration from a
-counter-based stream keyed by (seed, shard, 2 * iteration + player), so a run is reproducible from
-the seed alone, whatever the number of workers, and a worker replaced in the middle of an
-iteration draws the same deals again. A group of shards evaluates all of its deals at once; the
-sums are exact fixed point (``distcfr.games.draw27_sampled.ClassSums``), so adding the groups' sums
-in any order gives the same bits."""
+"""Shards of a chance-sampled solve, each owning a fixed block of hand classes.
+
+The classes are cut into ``n_shards`` blocks. The half-iteration of player u at iteration t gives
+every class its turn of ``batch`` deals (``class_deal_counts``: the batch walks round the classes,
+so each class gets batch / classes deals per half-iteration on average, the same for every class);
+shard s draws the deals of its block's classes from a counter-based stream keyed by
+(seed, 2t + u, s), in which u holds a hand of the class and every other card is uniform from the
+rest of the deck. It evaluates them against the current strategies and updates u's regret and
+strategy-sum rows of its block (linear CFR in weighted form: see ``apply_update``).
+
+A group of consecutive shards (a Ray actor, or every shard in-process) owns those rows. Between
+half-iterations only the updated player's current strategy moves (each group's rows, read in place
+by the others), and a run's bits depend only on the seed: the same on any number of workers. Per
+class, the deals are the player's own class under suit isomorphism: scaling a class's sums by a
+constant (its share of the hands) changes neither regret matching nor the average strategy.
+"""
 
 from __future__ import annotations
 
-from functools import reduce
-from operator import add
-
 import numpy as np
 
-from distcfr.engine.shard_set import rerunnable
+from distcfr.engine.row_table import RowTable
+from distcfr.games.draw27_sampled import sum_last
 from distcfr.games.registry import load_game
 
-
-def shard_batch(batch: int, n_shards: int, shard: int) -> int:
-    """How many of an iteration's ``batch`` deals shard ``shard`` draws."""
-    return batch * (shard + 1) // n_shards - batch * shard // n_shards
+TABLE_DTYPE = np.float32  # regrets and sums: 245 MB per stack for 5 cards from 52
+STREAM_DOMAIN = 2  # the deal streams of solves (0: uniform deals, 1: bracket deals by class)
 
 
-class SampledShardGroup:
-    """Shards [first, stop) of a sampled game (what a Ray actor wraps); ``spec`` is the game's
-    spec string, the kernel is built from it (``Game.sampled()``)."""
+def regret_matching(regrets: np.ndarray) -> np.ndarray:
+    """Strategy proportional to positive regret over the last axis; uniform where none is positive."""
+    positive = np.maximum(regrets, 0)
+    total = positive.sum(-1, keepdims=True)
+    return np.divide(positive, total, out=np.full_like(positive, 1 / regrets.shape[-1]), where=total > 0)
 
-    def __init__(self, spec: str, n_shards: int, first: int, stop: int, seed: int, batch: int):
-        self.kernel = load_game(spec).sampled()
+
+def class_blocks(n_classes: int, n_shards: int) -> np.ndarray:
+    """(n_shards + 1,) first class of each shard's block, then n_classes."""
+    return np.array([n_classes * s // n_shards for s in range(n_shards + 1)], dtype=np.int64)
+
+
+def class_deal_counts(batch: int, n_classes: int, iteration: int, first: int, stop: int) -> np.ndarray:
+    """(stop - first,) deals of classes [first, stop) in a player's half of ``iteration`` (from 1):
+    its batch takes places [(t - 1) batch, t batch) of the endless round of classes 0, 1, ..., C - 1, 0, ..."""
+    start = (iteration - 1) * batch % n_classes
+    after = (np.arange(first, stop) - start) % n_classes  # places after the round's start this half
+    return batch // n_classes + (after < batch % n_classes)
+
+
+def class_visits(batch: int, n_classes: int, iterations: int) -> np.ndarray:
+    """(C,) deals that updated each class of a player after ``iterations`` of its halves."""
+    total = iterations * batch
+    return total // n_classes + (np.arange(n_classes) < total % n_classes)
+
+
+def apply_update(regrets: np.ndarray, sums: np.ndarray, sigma: np.ndarray, got, first: int, weight: float) -> None:
+    """Add one batch's class sums ``got`` (ClassTotals, rows global) to the rows of ``regrets`` and
+    ``sums`` (rows from ``first``) at iteration weight ``weight``, against the strategy ``sigma`` of
+    those rows that produced them: R += w (Q - sigma.Q); S += w reach sigma. The arithmetic is in
+    the tables' precision."""
+    dtype = regrets.dtype
+    rows = got.rows - first
+    if len(rows) and rows[-1] - rows[0] == len(rows) - 1:  # consecutive rows: a view, updated in place
+        rows = slice(int(rows[0]), int(rows[-1]) + 1)
+    w = dtype.type(weight)
+    q = got.q.astype(dtype)  # (G, ..., A)
+    reach = (got.reach.astype(dtype) * w).reshape(len(q), *(1,) * (q.ndim - 3), -1, 1)  # (G, ..., B, 1)
+    s = sigma[rows].astype(dtype, copy=False)
+    q -= sum_last(s * q)[..., None]  # the regret of each action
+    q *= w
+    if isinstance(rows, slice):
+        regrets[rows] += q
+        sums[rows] += reach * s
+    else:
+        regrets[rows] = regrets[rows] + q
+        sums[rows] = sums[rows] + reach * s
+
+
+class SampledRowGroup:
+    """Shards [first, stop) of a sampled game and the table rows of their classes (what a Ray
+    actor wraps). ``spec`` is the game's spec string; the kernel is built from it."""
+
+    restartable = False  # a fresh process would not have the rows: a run stops instead (see ray_shards)
+
+    def __init__(self, spec: str, n_shards: int, first: int, stop: int, seed: int, batch: int,
+                 table_dtype=TABLE_DTYPE):
+        self.kernel = kernel = load_game(spec).sampled()
         self.n_shards, self.first, self.stop, self.seed, self.batch = n_shards, first, stop, seed, batch
-        self.bits = self.kernel.fixed_point_bits(batch)  # every group's sums in the same fixed point
+        self.bounds = class_blocks(kernel.n_classes, n_shards)
+        self.lo, self.hi = int(self.bounds[first]), int(self.bounds[stop])
+        rows = self.hi - self.lo
+        self.regrets = {b.name: np.zeros((rows, *b.shape), table_dtype) for b in kernel.blocks}
+        self.sums = {b.name: np.zeros((rows, *b.shape), table_dtype) for b in kernel.blocks}
+        self.done = (None, None, first)  # (player, iteration, next shard) of the latest half-iteration
+        self.interruptible = False  # True while no table is being written (in-process runs stop there)
 
-    def deals(self, shard: int, iteration: int, player: int) -> np.ndarray:
-        n = shard_batch(self.batch, self.n_shards, shard)
-        return self.kernel.sample_deals(self.seed, shard, 2 * iteration + player, n)
+    def rows(self) -> tuple[int, int]:
+        return self.lo, self.hi
 
-    @rerunnable
-    def cfr_sums(self, sigma: dict, player: int, iteration: int) -> dict:
-        """{block: ClassSums} of ``player``'s blocks over this group's shards' deals."""
-        deals = np.concatenate([self.deals(k, iteration, player) for k in range(self.first, self.stop)])
-        return self.kernel.cfr_values(sigma, deals, players=(player,), bits=self.bits)
+    def sigma(self, player: int) -> dict[str, np.ndarray]:
+        """{block: (rows, ...) float32} current strategy of ``player``'s blocks on this group's rows."""
+        return {b.name: regret_matching(self.regrets[b.name]).astype(np.float32)
+                for b in self.kernel.blocks if b.player == player}
+
+    def half_iteration(self, player: int, iteration: int, weight: float, starts, *parts) -> tuple[dict, int]:
+        """Update ``player``'s rows on this group's deals of ``iteration``, against the current
+        strategy: ``parts`` holds every group's strategy rows (``starts``: their first rows), the
+        button's groups then the big blind's. Returns ``player``'s new strategy rows and the
+        number of deals evaluated. Called again after an interruption with the same arguments, it
+        finishes the shards it had not done."""
+        n_groups = len(parts) // 2
+        sigma = {b.name: RowTable(starts, [p[b.name] for p in parts[b.player * n_groups:(b.player + 1) * n_groups]])
+                 for b in self.kernel.blocks}
+        mine = int(np.searchsorted(starts, self.lo))  # this group's part
+        if self.done[:2] != (player, iteration):
+            self.done = (player, iteration, self.first)
+        deals = 0
+        try:
+            for shard in range(self.done[2], self.stop):
+                self.interruptible = True  # sums only: a stop here loses nothing
+                got, n = self._shard_sums(sigma, player, iteration, shard)
+                self.interruptible = False  # the tables change: not to be left half-written
+                for name, sums in got.items():
+                    self.update(name, sums, parts[player * n_groups + mine][name], weight, iteration)
+                self.done, deals = (player, iteration, shard + 1), deals + n
+        finally:
+            self.interruptible = False
+        return self.sigma(player), deals
+
+    def _shard_sums(self, sigma: dict, player: int, iteration: int, shard: int) -> tuple[dict, int]:
+        lo, hi = int(self.bounds[shard]), int(self.bounds[shard + 1])
+        counts = class_deal_counts(self.batch, self.kernel.n_classes, iteration, lo, hi)
+        deals = self.kernel.sample_class_deals(self.seed, (STREAM_DOMAIN, 2 * iteration + player, shard),
+                                               player, lo, counts)
+        if not len(deals):
+            return {}, 0
+        return self.kernel.class_sums(sigma, deals, player, counts), len(deals)
+
+    def update(self, name: str, got, sigma: np.ndarray, weight: float, iteration: int) -> None:
+        """Add a shard's sums ``got`` to block ``name``'s rows, played against ``sigma`` (this
+        group's rows); bench/sampled_rules.py puts the rules sampling refuses here."""
+        apply_update(self.regrets[name], self.sums[name], sigma, got, self.lo, weight)
+
+    def average(self, dtype=np.float32) -> dict[str, np.ndarray]:
+        """{block: (rows, ...)} average strategy of this group's rows (regret matching on the sums)."""
+        return {name: regret_matching(s).astype(dtype) for name, s in self.sums.items()}
+
+    def tables(self) -> tuple[dict, dict]:
+        """(regrets, sums) of this group's rows, per block."""
+        return self.regrets, self.sums
+
+    def load(self, regrets: dict, sums: dict) -> None:
+        """Set this group's rows from full (C, ...) tables, or from tables of just its rows."""
+        for mine, given in ((self.regrets, regrets), (self.sums, sums)):
+            for name, table in mine.items():
+                source = given[name]
+                table[...] = source[self.lo:self.hi] if len(source) != len(table) else source
+        self.done = (None, None, self.first)
 
 
 class SampledShardSetBase:
-    """The typed interface of a sampled shard set over some way to run the groups (``_run``)."""
+    """The coordinator's side of a sampled shard set: the current strategy's parts per player,
+    the half-iteration that may be cut short by a signal and finished later (``settle``)."""
 
     n_shards: int
+    starts: list[int]  # first class row of each group, then the number of classes
 
-    def _run(self, method: str, args: tuple) -> list:
+    def half_iteration(self, player: int, iteration: int, weight: float) -> None:
         raise NotImplementedError
 
-    def cfr_sums(self, sigma: dict, player: int, iteration: int) -> dict:
-        """{block: ClassSums}: the batch sums of ``player``'s blocks at ``iteration``."""
-        groups = self._run("cfr_sums", (sigma, player, iteration))
-        return {name: reduce(add, (group[name] for group in groups)) for name in groups[0]}
+    def settle(self) -> None:
+        """Finish a half-iteration a signal cut short (nothing if none)."""
+        raise NotImplementedError
+
+    def tables(self) -> tuple[dict, dict]:
+        """(regrets, sums): full (C, ...) tables per block."""
+        parts = self._gather("tables")
+        return tuple({name: _joined([p[i][name] for p in parts]) for name in parts[0][i]} for i in (0, 1))
+
+    def average(self) -> dict[str, np.ndarray]:
+        """{block: (C, ...) float32} the average strategy."""
+        parts = self._gather("average")
+        return {name: _joined([p[name] for p in parts]) for name in parts[0]}
+
+    def current(self) -> dict[str, np.ndarray]:
+        """{block: (C, ...) float32} the current strategy."""
+        raise NotImplementedError
+
+    def _gather(self, method: str) -> list:
+        raise NotImplementedError
+
+
+def _joined(parts: list[np.ndarray]) -> np.ndarray:
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
 class LocalSampledShards(SampledShardSetBase):
-    """Every shard in this process."""
+    """Every shard in this process, as one group."""
 
-    def __init__(self, spec: str, n_shards: int, seed: int, batch: int):
+    abandon_waits = False
+
+    def __init__(self, spec: str, n_shards: int, seed: int, batch: int, table_dtype=TABLE_DTYPE,
+                 group_class=SampledRowGroup):
         self.n_shards = n_shards
-        self.group = SampledShardGroup(spec, n_shards, 0, n_shards, seed, batch)
+        self.group = group_class(spec, n_shards, 0, n_shards, seed, batch, table_dtype)
+        self.starts = [0, self.group.hi]
+        self.parts = [self.group.sigma(0), self.group.sigma(1)]
+        self.pending: tuple | None = None
 
-    def _run(self, method: str, args: tuple) -> list:
-        return [getattr(self.group, method)(*args)]
+    @property
+    def interruptible(self) -> bool:
+        return self.group.interruptible
+
+    def half_iteration(self, player: int, iteration: int, weight: float) -> None:
+        self.pending = (player, iteration, weight)
+        self.settle()
+
+    def settle(self) -> None:
+        if self.pending is not None:
+            player = self.pending[0]
+            self.parts[player] = self.group.half_iteration(*self.pending, self.starts, *self.parts)[0]
+            self.pending = None
+
+    def load(self, regrets: dict, sums: dict) -> None:
+        self.group.load(regrets, sums)
+        self.parts = [self.group.sigma(0), self.group.sigma(1)]
+
+    def current(self) -> dict[str, np.ndarray]:
+        return self.parts[0] | self.parts[1]
+
+    def tables(self) -> tuple[dict, dict]:
+        self.settle()
+        return tuple({name: t.copy() for name, t in tables.items()} for tables in self.group.tables())
+
+    def _gather(self, method: str) -> list:
+        self.settle()
+        return [getattr(self.group, method)()]
 
     def describe(self) -> dict:
         return {"workers": 0, "nodes": 1, "shards": self.n_shards}

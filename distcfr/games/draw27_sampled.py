@@ -85,6 +85,16 @@ class ClassSums:
         return ClassSums(rows, q, reach, self.bits)
 
 
+@dataclasses.dataclass(frozen=True)
+class ClassTotals:
+    """Batch sums of one block per hand class: rows (G,) class ids, q (G, *shape) counterfactual
+    action values in the acting player's payoff, reach (G, B) own reach (float32)."""
+
+    rows: np.ndarray
+    q: np.ndarray
+    reach: np.ndarray
+
+
 class SampledDraw27:
     """Sampled draw27 of a ``ranks`` x ``suits`` deck, ``hand`` cards each, one table column per stack."""
 
@@ -105,6 +115,7 @@ class SampledDraw27:
         ends = np.cumsum(np.bincount(self.mask_size))
         self.bounds = list(zip(ends - np.bincount(self.mask_size), ends))  # [lo, hi) of each group k
         self.chunk = int(np.clip(_CHUNK_FLOATS // ((h + 1) * b * m), 16, _MAX_CHUNK))
+        self._class_chunk = int(np.clip(4 * _CHUNK_FLOATS // ((h + 1) * b * m + m * m), 16, 4 * _MAX_CHUNK))
 
     @property
     def n_classes(self) -> int:
@@ -132,12 +143,22 @@ class SampledDraw27:
     def sample_deals_of_classes(self, seed: int, stream: int, player: int, first: int, stop: int,
                                 per_class: int) -> np.ndarray:
         """(n * per_class, 4H) deals in which ``player`` holds a hand of each class in [first, stop),
-        ``per_class`` deals per class in class order, the other cards uniform from the rest of the
-        deck; from the stream keyed by (seed, stream, first). The class's canonical hand stands for
-        all of its hands: the game and class strategies do not change under a permutation of suits."""
-        rng = np.random.Generator(np.random.Philox(key=seed, counter=[0, 1, stream, first]))
+        ``per_class`` deals per class in class order (see :meth:`sample_class_deals`; the stream
+        keyed by (seed, 1, stream, first))."""
+        counts = np.full(stop - first, per_class)
+        return self.sample_class_deals(seed, (1, stream, first), player, first, counts)
+
+    def sample_class_deals(self, seed: int, key: tuple[int, int, int], player: int, first: int,
+                           counts: np.ndarray) -> np.ndarray:
+        """(counts.sum(), 4H) deals in which ``player`` holds ``counts[i]`` hands of class first + i,
+        in class order, the other cards uniform from the rest of the deck; drawn from the stream keyed
+        by (seed, *key). The class's canonical hand stands for all of its hands: the game and class
+        strategies do not change under a permutation of suits."""
+        rng = np.random.Generator(np.random.Philox(key=seed, counter=[0, *key]))
         deck, h = self.classes.deck, self.hand
-        hands = np.repeat(self.classes.representative(np.arange(first, stop)), per_class, axis=0)  # (n, H)
+        hands = np.repeat(self.classes.representative(np.arange(first, first + len(counts))), counts, axis=0)
+        if not len(hands):
+            return np.empty((0, 4 * h), dtype=np.int32)
         rest = np.ones((len(hands), len(deck)), dtype=bool)
         rest[np.arange(len(hands))[:, None], np.searchsorted(deck, hands)] = False
         perm = np.nonzero(rest)[1].reshape(len(hands), -1).astype(np.int32)  # (n, N - H) deck places left
@@ -194,7 +215,7 @@ class SampledDraw27:
         a = np.empty_like(d2)  # (D, B, M) button's expected showdown per unit stake given the big blind's mask
         for k, (lo, hi) in enumerate(self.bounds):
             np.matmul(d1[:, k], wt[:, lo:hi].transpose(0, 2, 1), out=a[:, :, lo:hi])  # (D, B, M) @ (D, M, n_k)
-        v2 = _sum_last(d2 * a) * stacks[:, 0]  # (D, B) button's value once called
+        v2 = sum_last(d2 * a) * stacks[:, 0]  # (D, B) button's value once called
         out = {"p": p, "q": q, "v2": v2, "q_bb_draw": -(p * stacks[:, 0])[:, :, None] * a[:, :, self.rank]}
         if button:
             w2 = d2 * (q[:, :, None] * stacks)  # (D, B, M) big blind's reach times the stake
@@ -245,6 +266,77 @@ class SampledDraw27:
             sums[name][0].add(classes[1 - first], *(np.concatenate(x) for x in zip(*parts)))
         return {name: acc.result() for name, (acc, _) in sums.items()}
 
+    def class_sums(self, sigma: dict, deals: np.ndarray, player: int, counts: np.ndarray) -> dict[str, ClassTotals]:
+        """Batch sums of ``player``'s counterfactual action values and own reach per hand class, for
+        deals grouped by that player's class (:meth:`sample_class_deals`: ``counts[i]`` deals of the
+        i-th class present, in class order). The same sums as :meth:`cfr_values`, computed per
+        class: a class's deals are one contraction (the deal and the other player's mask together),
+        a batched matmul over the classes, so nothing per deal is stored. A class's sums depend only
+        on its own deals, whatever else is in the call.
+
+        With w2 = the big blind's reach times the stake per mask and Wt the showdown signs, per
+        draw-count group k: the button's draw values X_k = sum_deals w2_k Wt_k, its push value
+        sum_k d1_k . X_k + sum (1 - q); the big blind's draw values Q_k = -sum_deals (p stake d1_k) Wt_k,
+        its call value d2 . Q.
+        """
+        counts = np.asarray(counts)
+        present = np.flatnonzero(counts)
+        c1, c2, can1, can2, stub = self._columns(deals)
+        starts = np.concatenate([[0], np.cumsum(counts[present])])
+        rows = (c1, c2)[player][starts[:-1]]  # (G,) each class present
+        out = {b.name: ClassTotals(rows, np.empty((len(rows), *b.shape), _WORK),
+                                   np.empty((len(rows), b.shape[-2]), _WORK))
+               for b in self.blocks if b.player == player}
+        for n in np.unique(counts[present]):  # classes with as many deals batch together
+            same = np.flatnonzero(counts[present] == n)
+            step = max(1, self._class_chunk // int(n))
+            for lo in range(0, len(same), step):
+                at = same[lo:lo + step]  # indices into rows
+                picks = (starts[at][:, None] + np.arange(n)).reshape(-1)  # their deals
+                wt = self._showdown(can1[:, picks], can2[:, picks], stub[:, picks])  # (G n, M, M)
+                part = self._class_values(sigma, rows[at], (c2, c1)[player][picks], wt, int(n), player)
+                for name, (q, reach) in part.items():
+                    out[name].q[at], out[name].reach[at] = q, reach
+        return out
+
+    def _class_values(self, sigma, mine, theirs, wt, n: int, player: int) -> dict[str, tuple]:
+        """{block: (q (G, *shape), reach (G, B))} of G classes ``mine`` of ``player`` with n deals each
+        (``theirs``: the other player's class per deal, wt: the deals' showdown signs)."""
+        if len(mine) == 1:  # numpy's matmul of one matrix takes another path: pad, so a class's sums never
+            pad = self._class_values(sigma, np.repeat(mine, 2), np.tile(theirs, 2), np.tile(wt, (2, 1, 1)), n, player)
+            return {name: (q[:1], r[:1]) for name, (q, r) in pad.items()}  # depend on how many share its call
+        g, b, m = len(mine), len(self.stacks), self.n_masks
+        stacks = self.stacks.astype(_WORK)
+        wt = wt.reshape(g, n, m, m)  # [class, deal, big blind mask (draw-count order), button mask]
+        if player == 0:
+            p = sigma["btn_push"][mine, :, 1].astype(_WORK)  # (G, B)
+            d1 = sigma["btn_draw"][mine].astype(_WORK, copy=False)  # (G, H+1, B, M)
+            q = sigma["bb_call"][theirs, :, 1].astype(_WORK).reshape(g, n, b)
+            d2 = sigma["bb_draw"][theirs][:, :, self.order].astype(_WORK, copy=False).reshape(g, n, b, m)
+            w2 = d2 * (q * stacks)[..., None]  # (G, n, B, M)
+            x = np.empty((g, self.hand + 1, b, m), _WORK)
+            for k, (lo, hi) in enumerate(self.bounds):
+                left = w2[..., lo:hi].transpose(0, 2, 1, 3).reshape(g, b, n * (hi - lo))
+                np.matmul(left, wt[:, :, lo:hi].reshape(g, n * (hi - lo), m), out=x[:, k])
+            push = sum_last(sum_last((d1 * x).transpose(0, 2, 1, 3))) + sum_last((1 - q).transpose(0, 2, 1))
+            ones = np.full((g, b), n, _WORK)
+            return {"btn_push": (np.stack([np.full((g, b), -0.5 * n, _WORK), push], axis=-1), ones),
+                    "btn_draw": (x, n * p)}
+        p = sigma["btn_push"][theirs, :, 1].astype(_WORK).reshape(g, n, b)
+        d1 = sigma["btn_draw"][theirs].astype(_WORK, copy=False).reshape(g, n, self.hand + 1, b, m)
+        q = sigma["bb_call"][mine, :, 1].astype(_WORK)  # (G, B)
+        d2 = sigma["bb_draw"][mine][:, :, self.order].astype(_WORK, copy=False)  # (G, B, M) draw-count order
+        stake = -(p * stacks)  # (G, n, B)
+        values = np.empty((g, b, m), _WORK)  # draw-count order
+        for k, (lo, hi) in enumerate(self.bounds):
+            left = (d1[:, :, k] * stake[..., None]).transpose(0, 2, 1, 3).reshape(g, b, n * m)
+            right = wt[:, :, lo:hi].transpose(0, 1, 3, 2).reshape(g, n * m, hi - lo)
+            np.matmul(left, right, out=values[:, :, lo:hi])
+        call = sum_last(d2 * values)
+        fold = -sum_last(p.transpose(0, 2, 1))
+        return {"bb_call": (np.stack([fold, call], axis=-1), np.full((g, b), n, _WORK)),
+                "bb_draw": (values[:, :, self.rank], n * q)}
+
     def _chunks(self, can1, can2, stub):
         """(deal slice, showdown signs Wt of those deals) per chunk: signs computed ``_SHOWDOWN_CHUNK`` deals at
         a time, products ``self.chunk`` at a time (their temporaries grow with the stacks)."""
@@ -275,7 +367,7 @@ class SampledDraw27:
         return out
 
 
-def _sum_last(values: np.ndarray) -> np.ndarray:
+def sum_last(values: np.ndarray) -> np.ndarray:
     """Sum over the last axis, term after term: a deal's sum must not depend on how many deals are
     summed beside it (np.einsum's and np.sum's loops do, by an ulp)."""
     total = values[..., 0].copy()

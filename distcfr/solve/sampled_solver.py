@@ -1,11 +1,10 @@
 """Chance-sampled CFR (Lanctot et al. 2009) for games too large to enumerate (draw27 up to 5
-cards from 52). Each half-iteration, every shard draws its deals from its own counter-based
-stream, every player action is still enumerated per deal, and the coordinator updates only the
-hand classes the batch touched:
+cards from 52). The coordinator holds no tables: the shards own the hand classes' rows
+(:mod:`distcfr.engine.sampled_shards`). Each half-iteration updates one player (alternating
+updates): every class gets its turn of the batch's deals, every player action is still enumerated
+per deal, and each shard updates its rows:
 
-1. sums = tree sum over shards of the batch's counterfactual values Q and own reach, per class;
-2. r = Q - sum_a sigma Q;  R[touched] += w_t r;  S[touched] += w_t reach sigma;
-3. sigma[touched] = regret matching on R[touched].
+    r = Q - sum_a sigma Q;  R += w_t r;  S += w_t reach sigma;  sigma = regret matching on R.
 
 w_t is the rule's weight in weighted form (linear CFR: t, CFR: 1), which equals the discounted
 form up to a scale regret matching ignores, and needs no pass over untouched rows. Rules that
@@ -20,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from distcfr.engine.sampled_shards import LocalSampledShards
+from distcfr.engine.sampled_shards import TABLE_DTYPE, LocalSampledShards, class_visits
 from distcfr.errors import BadFile, BadParameter, DistcfrError
 from distcfr.evaluate.class_strategy import ClassStrategy
 from distcfr.games.registry import load_game
@@ -31,34 +30,13 @@ from distcfr.solve.run import RunPlan, run
 DEFAULT_RULE = "lcfr"
 DEFAULT_BATCH = 10_000  # deals per half-iteration at least; 100 to 10,000 gave the same exploitability per deal
 BATCH_PER_CLASS = 8  # and at least this many per hand class: see default_batch
-DENSE_SHARE = 0.5  # a batch touching more than this share of the classes updates every row (same bits)
-TABLE_DTYPE = np.float32  # regrets and sums: 245 MB per stack for 5 cards from 52
-
-
-def regret_matching(regrets: np.ndarray) -> np.ndarray:
-    """Strategy proportional to positive regret over the last axis; uniform where none is positive."""
-    positive = np.maximum(regrets, 0)
-    total = positive.sum(-1, keepdims=True)
-    return np.divide(positive, total, out=np.full_like(positive, 1 / regrets.shape[-1]), where=total > 0)
+DEFAULT_SHARDS = 32  # blocks of hand classes: the most workers a run can use
 
 
 def default_batch(kernel) -> int:
-    """Deals per half-iteration when none is given. The coordinator's update costs per hand class a
-    batch touches, the workers' part per deal: a batch of several deals per class keeps the update a
-    small share of the work (bench/sampled_scaling.py: 2 workers 1.65-1.78x one on 5 cards from 52)."""
+    """Deals per half-iteration when none is given: several per hand class, so that the fixed
+    cost of a half-iteration per class (regret matching, the strategy's trip) stays small."""
     return max(DEFAULT_BATCH, BATCH_PER_CLASS * kernel.n_classes)
-
-
-def _scaled(rows: np.ndarray, fixed: np.ndarray, n: int | None, bits: int, dtype) -> np.ndarray:
-    """The fixed-point sums ``fixed`` (times 2**-bits) as ``dtype``; with ``n``, as (n, ...) rows, zero
-    where ``rows`` has none."""
-    if n is None or len(rows) == n:
-        out = fixed.astype(dtype)
-    else:
-        out = np.zeros((n, *fixed.shape[1:]), dtype=dtype)
-        out[rows] = fixed
-    out *= dtype.type(2.0**-bits)
-    return out
 
 
 def sampled_rule(name: str) -> Rule:
@@ -78,74 +56,73 @@ class SampledSolver:
         self.rule = sampled_rule(DEFAULT_RULE if algorithm in ("auto", None) else algorithm)
         self.kernel = game.sampled()
         batch = default_batch(self.kernel) if batch is None else batch
-        if batch < 1 or (shards is not None and not 1 <= shards <= batch):
-            raise BadParameter(f"need a batch of at least 1 deal and 1 to batch shards, got {batch} and {shards}")
+        if batch < 1 or (shards is not None and not 1 <= shards <= self.kernel.n_classes):
+            raise BadParameter(f"need a batch of at least 1 deal and 1 to {self.kernel.n_classes} shards "
+                               f"(one per hand class at most), got {batch} and {shards}")
         if not 0 <= seed < 2**63:
             raise BadParameter(f"the seed must be between 0 and 2^63 - 1, got {seed}")
         self.game, self.batch, self.seed = game, batch, seed
-        self.n_shards = shards or min(batch, 32)
+        self.n_shards = shards or min(self.kernel.n_classes, DEFAULT_SHARDS)
         self.updates = "alternating"
-        factory = shard_set or LocalSampledShards
-        self.shards = factory(game.spec, self.n_shards, seed, batch)
-        c = self.kernel.n_classes
-        self.regrets = {b.name: np.zeros((c, *b.shape), table_dtype) for b in self.kernel.blocks}
-        self.sums = {b.name: np.zeros((c, *b.shape), table_dtype) for b in self.kernel.blocks}
-        self.sigma = {name: regret_matching(r).astype(np.float32) for name, r in self.regrets.items()}
+        if shard_set is None:
+            self.shards = LocalSampledShards(game.spec, self.n_shards, seed, batch, table_dtype)
+        else:
+            self.shards = shard_set(game.spec, self.n_shards, seed, batch)
         self.iteration, self.phase = 0, 0
-        self.waiting_on_shards = False
+        self.in_flight: tuple[int, int] | None = None  # (player, iteration) of a half-iteration cut short
+
+    @property
+    def waiting_on_shards(self) -> bool:
+        """Whether a signal may stop the run right now without losing a half-written table."""
+        return self.shards.interruptible
 
     @property
     def deals_done(self) -> int:
         return (2 * self.iteration + self.phase) * self.batch
 
-    def table_bytes(self) -> int:
-        return sum(a.nbytes for tables in (self.regrets, self.sums, self.sigma) for a in tables.values())
+    def visits(self, player: int) -> np.ndarray:
+        """(C,) sampled deals that have updated each hand class of ``player``."""
+        halves = self.iteration + (1 if player < self.phase else 0)
+        return class_visits(self.batch, self.kernel.n_classes, halves)
 
     # ---- iterations -------------------------------------------------------------------------------
     def step(self) -> None:
         """One iteration: the button's half, then the big blind's (or what is left of it)."""
+        self._settle()
         t = self.iteration + 1
         weight = self.rule.kind.sampled_weight(t)
         for player in range(self.phase, 2):
-            self.waiting_on_shards = True
-            try:
-                sums = self.shards.cfr_sums(self.sigma, player, t)
-            finally:
-                self.waiting_on_shards = False
-            for name, got in sums.items():
-                self._update(name, got, weight)
-            self.phase = 1 - player
-        self.iteration = t
+            self.in_flight = (player, t)
+            self.shards.half_iteration(player, t, weight)
+            self._advance()
 
-    def _update(self, name: str, got, weight: float) -> None:
-        rows, n = got.rows, self.kernel.n_classes
-        dtype = self.regrets[name].dtype  # the arithmetic is in the tables' precision
-        dense = len(rows) > DENSE_SHARE * n  # most classes touched: update every row in place
-        q, reach = (_scaled(rows, fixed, n if dense else None, got.bits, dtype)
-                    for fixed in (got.fixed_q, got.fixed_reach))
-        if dense:  # (an untouched row's sums are 0: adding them changes nothing)
-            rows = slice(None)
-        weight = dtype.type(weight)
-        sigma = self.sigma[name][rows].astype(dtype, copy=False)  # (n, ..., A)
-        regrets = self.regrets[name][rows]  # a view when dense, else a gathered copy written back below
-        sums = self.sums[name][rows]
-        sums += (weight * reach)[..., None] * sigma
-        value = (sigma * q).sum(-1, keepdims=True)
-        q -= value  # the regret of each action, in place
-        q *= weight
-        regrets += q
-        if not dense:
-            self.regrets[name][rows], self.sums[name][rows] = regrets, sums
-        self.sigma[name][rows] = regret_matching(regrets)
+    def _advance(self) -> None:
+        player, t = self.in_flight
+        self.in_flight = None
+        self.phase = 1 - player
+        if player == 1:
+            self.iteration = t
+
+    def _settle(self) -> None:
+        """Finish a half-iteration a signal cut short, so that the tables and the counters agree."""
+        if self.in_flight is not None:
+            self.shards.settle()
+            self._advance()
 
     def solve(self, iterations: int, callback: Callable | None = None) -> ClassStrategy:
         run(self, RunPlan(iterations), callback, handle_signals=False)
         return self.average_strategy()
 
     def average_strategy(self) -> ClassStrategy:
-        tables = {name: regret_matching(s).astype(np.float32) for name, s in self.sums.items()}
-        return ClassStrategy(self.game, tables, {"algorithm": self.rule.name, "iterations": self.iteration,
-                                                "deals": self.deals_done, "seed": self.seed, "batch": self.batch})
+        self._settle()
+        return ClassStrategy(self.game, self.shards.average(),
+                             {"algorithm": self.rule.name, "iterations": self.iteration, "deals": self.deals_done,
+                              "seed": self.seed, "batch": self.batch})
+
+    def current_strategy(self) -> dict[str, np.ndarray]:
+        """{block: (C, ...) float32} the strategy of the latest iteration."""
+        self._settle()
+        return self.shards.current()
 
     # ---- lifetime and state -----------------------------------------------------------------------------
     def describe(self) -> dict:
@@ -161,18 +138,17 @@ class SampledSolver:
         self.close()
 
     def checkpoint(self) -> SampledCheckpoint:
+        self._settle()
+        regrets, sums = self.shards.tables()
         return SampledCheckpoint(self.game.spec, self.rule, self.seed, self.batch, self.n_shards, self.iteration,
-                                 self.phase, self.regrets, self.sums)
+                                 self.phase, regrets, sums)
 
     @classmethod
     def from_checkpoint(cls, checkpoint: SampledCheckpoint, shard_set: Callable | None = None) -> SampledSolver:
         """Continue ``checkpoint`` bitwise as if it had never stopped, on any shard set."""
         solver = cls(load_game(checkpoint.game), checkpoint.rule.name, checkpoint.batch, checkpoint.seed,
                      checkpoint.shards, shard_set)
-        for name in solver.regrets:
-            solver.regrets[name][...] = checkpoint.regrets[name]
-            solver.sums[name][...] = checkpoint.sums[name]
-            solver.sigma[name][...] = regret_matching(solver.regrets[name])
+        solver.shards.load(checkpoint.regrets, checkpoint.sums)
         solver.iteration, solver.phase = checkpoint.iteration, checkpoint.phase
         return solver
 
@@ -222,7 +198,7 @@ class SampledCheckpoint:
         except DistcfrError as err:
             raise BadFile(f"{path}: its rule cannot be used: {err}") from None
         ints = [fields[k] for k in ("seed", "batch", "shards", "iteration", "phase")]
-        if fields["shards"] > fields["batch"]:
-            raise BadFile(f"{path}: {fields['shards']} shards for a batch of {fields['batch']} deals")
+        if not 1 <= fields["shards"] <= kernel.n_classes:
+            raise BadFile(f"{path}: {fields['shards']} shards for {kernel.n_classes} hand classes")
         split = {kind: {name: fields[f"{kind}.{name}"] for name in blocks} for kind in ("regrets", "sums")}
         return cls(game.spec, rule, *ints, split["regrets"], split["sums"])

@@ -1,0 +1,45 @@
+"""A table whose rows are split over several arrays: the current strategy of a sampled solve,
+one part per worker, each read in place from where it lies (Ray's object store)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class RowTable:
+    """Rows [starts[i], starts[i + 1]) of a (n, ...) table live in ``parts[i]``. Indexing with an
+    array of row ids (optionally followed by more indices) gathers like an ndarray would."""
+
+    def __init__(self, starts, parts: list[np.ndarray]):
+        self.starts = np.asarray(starts, dtype=np.int64)  # (len(parts) + 1,)
+        self.parts = parts
+        if len(self.starts) != len(parts) + 1 or any(len(p) != n for p, n in zip(parts, np.diff(self.starts))):
+            raise ValueError("each part must hold the rows between its start and the next")
+        self.shape = (int(self.starts[-1]), *parts[0].shape[1:])
+        self.dtype = parts[0].dtype
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def __getitem__(self, key):
+        rows, rest = (key[0], key[1:]) if isinstance(key, tuple) else (key, ())
+        out = self.take(np.asarray(rows))
+        return out[(slice(None), *rest)] if rest else out
+
+    def take(self, rows: np.ndarray) -> np.ndarray:
+        """(len(rows), ...) copy of the given rows."""
+        if len(self.parts) == 1:
+            return self.parts[0][rows]
+        part = np.searchsorted(self.starts, rows, side="right") - 1
+        lo, hi = (part.min(), part.max()) if len(part) else (0, 0)
+        if lo == hi:  # all in one part (rows of one worker's own classes)
+            return self.parts[lo][rows - self.starts[lo]]
+        out = np.empty((len(rows), *self.shape[1:]), dtype=self.dtype)
+        for i in range(lo, hi + 1):
+            at = part == i
+            out[at] = self.parts[i][rows[at] - self.starts[i]]
+        return out
+
+    def full(self) -> np.ndarray:
+        """The whole table as one array (a copy unless there is one part)."""
+        return self.parts[0] if len(self.parts) == 1 else np.concatenate(self.parts)
