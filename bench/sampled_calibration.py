@@ -4,8 +4,8 @@ the exploitability bracket and of the value's error bars over seeds.
 
     python bench/sampled_calibration.py [--seeds 10] [--visits 10,100,1000,10000]
 
-Per configuration and seed, one linear-CFR solve is continued through the visit levels (expected
-sampled deals that updated a class, per player, median over classes); at each level the exact
+Per configuration and seed, one linear-CFR solve is continued through the visit levels (sampled
+deals that updated a class, per player: every class gets the same number); at each level the exact
 exploitability and value of the average strategy, and at the last two levels the bracket
 (default deals per class) with its 95% interval."""
 
@@ -40,18 +40,15 @@ def main() -> None:
         rows, covered, value_covered, brackets = [], 0, 0, 0
         started = time.perf_counter()
         for seed in range(args.seeds):
-            classes = game.sampled().n_classes  # a batch of 4 deals per class reaches the low visit levels
-            solver = SampledSolver(game, seed=seed, shards=1, batch=max(64, 4 * classes))
-            hands = solver.kernel.classes.hands_per_class
-            median_share = float(np.median(hands / hands.sum()))
+            classes = game.sampled().n_classes  # a batch of 2 deals per class reaches the low visit levels
+            solver = SampledSolver(game, seed=seed, shards=1, batch=2 * classes)
             for i, visits in enumerate(levels):
-                deals_per_player = visits / median_share
-                iterations = max(1, round(deals_per_player / solver.batch))
+                iterations = max(1, round(visits * classes / solver.batch))
                 strategy = solver.solve(iterations)
                 exact_strategy = strategy.to_exact()
                 expl = float(exact_strategy.exploitability_per_variant()[0])
                 value = float(exact_strategy.value_per_variant[0])
-                real_visits = solver.deals_done / 2 * median_share
+                real_visits = float(np.median(solver.visits(0)))
                 row = {"seed": seed, "visits": real_visits, "exploitability": expl, "value": value}
                 if i >= len(levels) - 2:
                     b = strategy.bracket(seed=10_000 + seed)

@@ -169,38 +169,54 @@ def print_sampled(summary: dict, out_path, groups: dict | None = None) -> None:
         print(render_groups(groups) if len(groups["stacks"]) == 1 else render_compact(groups))
 
 
-def show_class_strategy(path, hand: str | None = None) -> None:
-    """``python -m distcfr.show`` for a sampled strategy file, printed (see :func:`class_strategy_text`)."""
-    from distcfr.evaluate.class_strategy import load_class_strategy
+def stack_indices(strategy, stack: float | None) -> list[int]:
+    """The stacks ``show`` prints: all, or the one equal to ``stack`` (BadParameter naming the file's
+    stacks when it has none such)."""
+    stacks = strategy.kernel.stacks
+    if stack is None:
+        return list(range(len(stacks)))
+    found = np.flatnonzero(np.isclose(stacks, stack))
+    if not len(found):
+        shown = ", ".join(f"{s:g}" for s in stacks[:12]) + (", ..." if len(stacks) > 12 else "")
+        raise BadParameter(f"this file has no stack of {stack:g} BB (it has {shown})")
+    return [int(found[0])]
 
-    print(class_strategy_text(load_class_strategy(path), path, hand))
+
+def _only(report: dict, keep: list[int]) -> dict:
+    return report | {"stacks": [report["stacks"][v] for v in keep]}
 
 
-def class_strategy_text(strategy, path, hand: str | None = None) -> str:
-    """A sampled strategy as ``show`` prints it: per stack its stored evaluation, how often the
-    button pushes and the big blind calls (over all dealt hands) and its hand-group table
-    (:mod:`distcfr.evaluate.lowball_groups`), and with ``hand`` that hand's whole strategy."""
+def class_strategy_text(strategy, path, hand: str | None = None, stack: float | None = None) -> str:
+    """A sampled strategy as ``show`` prints it: per stack (or the one ``stack``) its stored
+    evaluation, how often the button pushes and the big blind calls (over all dealt hands) and
+    its hand-group table (:mod:`distcfr.evaluate.lowball_groups`), and with ``hand`` that hand's
+    whole strategy."""
     game, meta = strategy.game, strategy.meta
+    keep = stack_indices(strategy, stack)
     lines = [f"{path}: {game.spec}, sampled {meta.get('algorithm', '?')} after {meta.get('iterations', 0)} "
              f"iterations, {meta.get('deals', 0):,} deals"]
-    lines.append(render_groups(group_report(strategy)))
+    lines.append(render_groups(_only(group_report(strategy), keep)))
     if hand:
-        lines.append("\n" + hand_strategy(strategy, hand))
+        lines.append("\n" + hand_strategy(strategy, hand, keep))
     return "\n".join(lines)
 
 
-def class_strategy_json(strategy) -> dict:
+def class_strategy_json(strategy, stack: float | None = None) -> dict:
     """A sampled strategy as plain dicts for ``show --format json``: the game, the file's meta
     (without its evaluation), the stored evaluation per stack, and the hand groups per stack
-    (:func:`~distcfr.evaluate.lowball_groups.group_report`)."""
+    (:func:`~distcfr.evaluate.lowball_groups.group_report`); with ``stack``, that stack's only."""
+    keep = stack_indices(strategy, stack)
     meta = {key: value for key, value in strategy.meta.items() if key != "evaluation"}
+    evaluation = strategy.meta.get("evaluation") or []
     return {"game": strategy.game.spec, "mode": "sampled", "meta": meta,
-            "evaluation": strategy.meta.get("evaluation") or [], "hand_groups": group_report(strategy)}
+            "evaluation": [evaluation[v] for v in keep if v < len(evaluation)],
+            "hand_groups": _only(group_report(strategy), keep)}
 
 
-def hand_strategy(strategy, text: str) -> str:
-    """One hand's full strategy, per stack: push, call, the big blind's draw and the button's draw
-    after each big-blind draw count, discards written as the cards thrown."""
+def hand_strategy(strategy, text: str, stacks: list[int] | None = None) -> str:
+    """One hand's full strategy, per stack (those at ``stacks``, default all): push, call, the big
+    blind's draw and the button's draw after each big-blind draw count, discards written as the
+    cards thrown."""
     from distcfr.cards import format_cards, parse
 
     kernel = strategy.kernel
@@ -222,7 +238,9 @@ def hand_strategy(strategy, text: str) -> str:
             parts.append(f"{'pat' if not thrown else 'throw ' + format_cards(thrown)} {probs[mask]:.0%}")
         return ", ".join(parts)
 
-    for v, label in enumerate(strategy.game.variant_labels):
+    labels = strategy.game.variant_labels
+    for v in range(len(labels)) if stacks is None else stacks:
+        label = labels[v]
         lines.append(f"  {label}: push {t['btn_push'][cls, v, 1]:.0%}, call {t['bb_call'][cls, v, 1]:.0%}; "
                      f"big blind draws: {draws(t['bb_draw'][cls, v])}")
         for k in range(kernel.hand + 1):

@@ -8,6 +8,7 @@ Examples:
   python -m distcfr.show leduc.msgpack --format openspiel --out leduc_policy.json
   python -m distcfr.show draw27_5card.msgpack --hand 8s6h4d3c2c    # sampled draw27: one hand's strategy
   python -m distcfr.show draw27_5card.msgpack --format json --out groups.json   # hand groups per stack
+  python -m distcfr.show sweep.msgpack --stack 12 --hand 8s6h4d3c2c   # one stack of a sampled stack list
 
 Sampled draw27 files print their evaluation and a table per stack of lowball hand groups (pat
 7-low .. J-low, one- and two-card draws, ...: distcfr.evaluate.lowball_groups) with their share
@@ -77,8 +78,8 @@ def sampled_text(args):
 
     strategy = load_class_strategy(args.path)
     if args.format == "table":
-        return strategy, class_strategy_text(strategy, args.path, args.hand)
-    return strategy, json.dumps(class_strategy_json(strategy), indent=1)
+        return strategy, class_strategy_text(strategy, args.path, args.hand, args.stack)
+    return strategy, json.dumps(class_strategy_json(strategy, args.stack), indent=1)
 
 
 def main(argv=None) -> int:
@@ -94,6 +95,7 @@ def main(argv=None) -> int:
     parser.add_argument("--out", metavar="PATH", help="write the output here instead of printing it")
     parser.add_argument("--hand", metavar="CARDS", help="sampled draw27 files: the full strategy of one hand, "
                         "e.g. 8s6h4d3c2c")
+    parser.add_argument("--stack", metavar="BB", type=float, help="sampled draw27 files: that stack only, e.g. 12")
     try:
         args = parser.parse_args(argv)
         if args.against and args.format != "table":
@@ -105,6 +107,8 @@ def main(argv=None) -> int:
             raise BadParameter("a sampled draw27 file is shown as a table or JSON only (no openspiel, --against)")
         if args.hand and (args.format != "table" or not sampled):
             raise BadParameter("--hand goes with a sampled draw27 file and --format table")
+        if args.stack is not None and not sampled:
+            raise BadParameter("--stack goes with a sampled draw27 file (an exact file's table lists every stack)")
         strategy, text = (sampled_text if sampled else exact_text)(args)
         if args.out:
             write_atomic(args.out, (text + "\n").encode())

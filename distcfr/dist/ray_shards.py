@@ -122,8 +122,8 @@ class RayShards(RayGroups, ShardSetBase):
 
 class RaySampledShards(RayGroups, SampledShardSetBase):
     """A sampled game's shards on Ray actors (``extra``: seed, batch), each owning its classes'
-    table rows. An actor's current strategy rows stay in the object store, where the others read
-    them in place; nothing else moves per half-iteration. An actor that dies takes its rows with
+    table rows. After each half-iteration an actor's new strategy rows of the player it updated go
+    to the object store, where the others read them in place in the next half; nothing else moves. An actor that dies takes its rows with
     it: the run stops with a ClusterError and resumes from its checkpoint."""
 
     group_class = SampledRowGroup
@@ -137,7 +137,8 @@ class RaySampledShards(RayGroups, SampledShardSetBase):
         self.parts = [[a.sigma.remote(p) for a in self.actors] for p in (0, 1)]
 
     def half_iteration(self, player: int, iteration: int, weight: float) -> None:
-        args = (player, iteration, weight, self.starts, *self.parts[0], *self.parts[1])
+        args = (player, iteration, weight, self.starts, *self.parts[1 - player])
+        self.parts[player] = None  # not read in its own half: the object store holds one copy of the strategy
         self.pending = (player, [a.half_iteration.options(num_returns=2).remote(*args) for a in self.actors])
         self.settle()
 

@@ -106,16 +106,15 @@ def available_bytes() -> int:
 
 def sampled_estimate(kernel, batch: int, n_shards: int, workers: int) -> MemoryEstimate:
     """The memory of a chance-sampled solve (:mod:`distcfr.engine.sampled_shards`): each worker
-    holds its classes' float32 regrets and sums and one shard's int64 batch sums; the current
-    strategy (float32, every class) lies once in the object store (counted with the coordinator,
-    which builds one float32 average strategy to evaluate and save, and gathers the tables to
-    checkpoint)."""
+    holds its classes' float32 regrets and sums, the strategy rows it hands back after a half, and
+    one shard's deals and sums; the current strategy (float32, every class) lies once in the object
+    store, counted with the coordinator, which gathers the regrets and sums to checkpoint and builds
+    the average strategy to evaluate and save."""
     per_class = sum(int(np.prod(b.shape)) for b in kernel.blocks)  # table cells per hand class
     strategy = kernel.n_classes * per_class * 4
-    holders = max(workers, 1)
-    rows = -(-kernel.n_classes // holders)
+    rows = -(-kernel.n_classes // max(workers, 1))
     shard_rows = -(-kernel.n_classes // n_shards)
     shard_deals = -(-batch // n_shards) + shard_rows
-    batch_sums = shard_rows * per_class * 8 * 2 + shard_deals * 4 * kernel.hand * 4 * 12  # sums; deals, shuffle
-    per_worker = 2 * rows * per_class * 4 + batch_sums + PROCESS_BASE + 64_000_000  # rank and class lookups
-    return MemoryEstimate(strategy + 2 * strategy, 0, per_worker, workers, 0)
+    shard = shard_rows * per_class * 4 * 4 + shard_deals * 4 * kernel.hand * 4 * 12  # sums, update; deals, shuffle
+    per_worker = 3 * rows * per_class * 4 + shard + PROCESS_BASE + 64_000_000  # rank and class lookups
+    return MemoryEstimate(3 * strategy, 0, per_worker, workers, 0)

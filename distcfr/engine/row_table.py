@@ -7,8 +7,9 @@ import numpy as np
 
 
 class RowTable:
-    """Rows [starts[i], starts[i + 1]) of a (n, ...) table live in ``parts[i]``. Indexing with an
-    array of row ids (optionally followed by more indices) gathers like an ndarray would."""
+    """Rows [starts[i], starts[i + 1]) of a (n, ...) table live in ``parts[i]`` (rows before
+    starts[0] are not held). Indexing with an array of row ids (optionally followed by more
+    indices) gathers like an ndarray would."""
 
     def __init__(self, starts, parts: list[np.ndarray]):
         self.starts = np.asarray(starts, dtype=np.int64)  # (len(parts) + 1,)
@@ -29,7 +30,7 @@ class RowTable:
     def take(self, rows: np.ndarray) -> np.ndarray:
         """(len(rows), ...) copy of the given rows."""
         if len(self.parts) == 1:
-            return self.parts[0][rows]
+            return self.parts[0][rows - self.starts[0]]
         part = np.searchsorted(self.starts, rows, side="right") - 1
         lo, hi = (part.min(), part.max()) if len(part) else (0, 0)
         if lo == hi:  # all in one part (rows of one worker's own classes)

@@ -34,6 +34,15 @@ def regret_matching(regrets: np.ndarray) -> np.ndarray:
     return np.divide(positive, total, out=np.full_like(positive, 1 / regrets.shape[-1]), where=total > 0)
 
 
+def regret_matching_rows(table: np.ndarray, dtype=np.float32, rows: int = 4096) -> np.ndarray:
+    """:func:`regret_matching` of a (C, ...) table as ``dtype``, ``rows`` rows at a time (its
+    temporaries stay small beside a table of gigabytes)."""
+    out = np.empty(table.shape, dtype)
+    for lo in range(0, len(table), rows):
+        out[lo:lo + rows] = regret_matching(table[lo:lo + rows])
+    return out
+
+
 def class_blocks(n_classes: int, n_shards: int) -> np.ndarray:
     """(n_shards + 1,) first class of each shard's block, then n_classes."""
     return np.array([n_classes * s // n_shards for s in range(n_shards + 1)], dtype=np.int64)
@@ -99,29 +108,31 @@ class SampledRowGroup:
 
     def sigma(self, player: int) -> dict[str, np.ndarray]:
         """{block: (rows, ...) float32} current strategy of ``player``'s blocks on this group's rows."""
-        return {b.name: regret_matching(self.regrets[b.name]).astype(np.float32)
-                for b in self.kernel.blocks if b.player == player}
+        return {b.name: regret_matching_rows(self.regrets[b.name]) for b in self.kernel.blocks if b.player == player}
 
     def half_iteration(self, player: int, iteration: int, weight: float, starts, *parts) -> tuple[dict, int]:
         """Update ``player``'s rows on this group's deals of ``iteration``, against the current
-        strategy: ``parts`` holds every group's strategy rows (``starts``: their first rows), the
-        button's groups then the big blind's. Returns ``player``'s new strategy rows and the
-        number of deals evaluated. Called again after an interruption with the same arguments, it
-        finishes the shards it had not done."""
-        n_groups = len(parts) // 2
-        sigma = {b.name: RowTable(starts, [p[b.name] for p in parts[b.player * n_groups:(b.player + 1) * n_groups]])
-                 for b in self.kernel.blocks}
-        mine = int(np.searchsorted(starts, self.lo))  # this group's part
+        strategy: ``parts`` holds the other player's strategy rows of every group (``starts``: their
+        first rows); the player's own comes from this group's regrets. Returns ``player``'s new
+        strategy rows and the number of deals evaluated. Called again after an interruption with
+        the same arguments, it finishes the shards it had not done."""
+        theirs = {b.name: RowTable(starts, [p[b.name] for p in parts]) for b in self.kernel.blocks
+                  if b.player != player}
         if self.done[:2] != (player, iteration):
             self.done = (player, iteration, self.first)
         deals = 0
         try:
             for shard in range(self.done[2], self.stop):
+                lo, hi = int(self.bounds[shard]), int(self.bounds[shard + 1])
+                at = slice(lo - self.lo, hi - self.lo)  # the shard's rows of this group's tables
+                mine = {b.name: regret_matching(self.regrets[b.name][at]).astype(np.float32)
+                        for b in self.kernel.blocks if b.player == player}  # the strategy that plays this iteration
+                sigma = theirs | {name: RowTable([lo, hi], [table]) for name, table in mine.items()}
                 self.interruptible = True  # sums only: a stop here loses nothing
                 got, n = self._shard_sums(sigma, player, iteration, shard)
                 self.interruptible = False  # the tables change: not to be left half-written
                 for name, sums in got.items():
-                    self.update(name, sums, parts[player * n_groups + mine][name], weight, iteration)
+                    self.update(name, at, sums, mine[name], weight, iteration)
                 self.done, deals = (player, iteration, shard + 1), deals + n
         finally:
             self.interruptible = False
@@ -136,14 +147,14 @@ class SampledRowGroup:
             return {}, 0
         return self.kernel.class_sums(sigma, deals, player, counts), len(deals)
 
-    def update(self, name: str, got, sigma: np.ndarray, weight: float, iteration: int) -> None:
-        """Add a shard's sums ``got`` to block ``name``'s rows, played against ``sigma`` (this
-        group's rows); bench/sampled_rules.py puts the rules sampling refuses here."""
-        apply_update(self.regrets[name], self.sums[name], sigma, got, self.lo, weight)
+    def update(self, name: str, at: slice, got, sigma: np.ndarray, weight: float, iteration: int) -> None:
+        """Add a shard's sums ``got`` to block ``name``'s rows ``at`` (those of the shard), played
+        against ``sigma`` (the same rows); bench/sampled_rules.py puts the rules sampling refuses here."""
+        apply_update(self.regrets[name][at], self.sums[name][at], sigma, got, self.lo + at.start, weight)
 
     def average(self, dtype=np.float32) -> dict[str, np.ndarray]:
         """{block: (rows, ...)} average strategy of this group's rows (regret matching on the sums)."""
-        return {name: regret_matching(s).astype(dtype) for name, s in self.sums.items()}
+        return {name: regret_matching_rows(s, dtype) for name, s in self.sums.items()}
 
     def tables(self) -> tuple[dict, dict]:
         """(regrets, sums) of this group's rows, per block."""
@@ -218,7 +229,8 @@ class LocalSampledShards(SampledShardSetBase):
     def settle(self) -> None:
         if self.pending is not None:
             player = self.pending[0]
-            self.parts[player] = self.group.half_iteration(*self.pending, self.starts, *self.parts)[0]
+            self.parts[player] = None  # not read in its own half: one copy of the strategy at a time
+            self.parts[player] = self.group.half_iteration(*self.pending, self.starts, self.parts[1 - player])[0]
             self.pending = None
 
     def load(self, regrets: dict, sums: dict) -> None:
