@@ -24,18 +24,20 @@ def make_solver(game, rule: str, batch: int, seed: int):
         """The solver's shards with the floored and discounted rules it refuses (one shard: the
         discounts apply once per half-iteration)."""
 
-        def update(self, name, got, sigma, weight, iteration):
+        def update(self, name, at, got, sigma, weight, iteration):
             t = iteration
-            regrets, sums = self.regrets[name], self.sums[name]
+            regrets, sums = self.regrets[name][at], self.sums[name][at]
             if rule == "dcfr":
                 regrets *= np.where(regrets > 0, t**1.5 / (t**1.5 + 1), 0.5)
                 sums *= (t / (t + 1)) ** 2
-            rows, s = got.rows - self.lo, sigma[got.rows - self.lo]
+            rows = got.rows - self.lo - at.start
+            s = sigma[rows]
             regret = got.q - (s * got.q).sum(-1, keepdims=True)
             sum_weight = {"cfr+": t, "dcfr": 1.0}[rule]
             new = regrets[rows] + regret
             regrets[rows] = np.maximum(new, 0) if rule == "cfr+" else new
-            sums[rows] += sum_weight * got.reach[..., None] * s
+            reach = got.reach.reshape(len(rows), *(1,) * (got.q.ndim - 3), -1, 1)  # (G, ..., B, 1)
+            sums[rows] += sum_weight * reach * s
 
     if rule in ("lcfr", "cfr"):
         return SampledSolver(game, rule, batch=batch, seed=seed, shards=1, table_dtype=np.float64)

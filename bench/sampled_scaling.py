@@ -14,6 +14,8 @@ import time
 
 import numpy as np
 
+NETWORK_BYTES_PER_S = 1.25e9  # a 10 Gb/s link between nodes (model only)
+
 
 def peak_rss(pid: int) -> int:
     """Peak resident memory of a process in bytes (Linux: VmHWM)."""
@@ -63,6 +65,16 @@ def main() -> None:
               f"| {moved[0] / 1e6:.0f} + {moved[1] / 1e6:.0f} MB | {per_worker / 1e6:.0f} MB | {peak / 1e6:.0f} MB |")
     one, two = rows[1][1], rows[2][1]
     print(f"2 workers vs 1: {one / two:.2f}x")
+    # a model from these constants: t(W) = a / W + b (a: the work that splits, b: what does not), plus,
+    # across nodes, each node fetching the other workers' strategy rows each half (assumed 10 Gb/s links)
+    a, b = 2 * (one - two), max(2 * two - one, 0.0)
+    moved = sum(rows[2][3])
+    for workers in (16, 64):
+        network = moved * (1 - 1 / workers) / NETWORK_BYTES_PER_S
+        t = a / workers + b + network
+        print(f"model, {workers} workers on {workers} nodes: {t:.2f} s per iteration, {2 * solver.batch / t:,.0f} "
+              f"deals/s, {one / t:.1f}x one worker (a = {a:.2f} s splits, b = {b:.2f} s does not, "
+              f"{network:.2f} s of strategy transfers)")
     from distcfr.dist.runtime import shutdown
 
     shutdown()

@@ -14,6 +14,7 @@ import numpy as np
 from distcfr.cli import release_solver
 from distcfr.engine.memory import available_bytes, sampled_estimate
 from distcfr.errors import BadParameter
+from distcfr.evaluate.break_even import crossing_interval, crossings
 from distcfr.evaluate.class_strategy import default_per_class
 from distcfr.evaluate.lowball_groups import group_report, render_compact, render_groups
 from distcfr.io.paths import check_writable, write_atomic
@@ -57,9 +58,13 @@ class _SampledLauncher:
 
 def solve_sampled_command(args, game, checkpoint) -> dict:
     """Solve ``game`` by chance-sampled CFR as ``args`` say; returns the summary dict."""
-    for path in (args.out, args.summary_json, args.checkpoint):
+    for path in (args.out, args.summary_json, args.checkpoint, args.plot):
         if path:
             check_writable(path)
+    if args.plot:
+        from distcfr.evaluate.plots import require_matplotlib
+
+        require_matplotlib()
     minutes = args.minutes
     if minutes is None and args.iterations is None and args.target_exploitability is None:
         minutes = DEFAULT_MINUTES
@@ -85,11 +90,13 @@ def _run(args, game, solver: SampledSolver, plan: RunPlan, launcher) -> dict:
     workers = f"  {where['workers']} workers" if where["workers"] else ""
     progress = Progress(args.iterations, enabled=not args.quiet)
     first_deals, start = solver.deals_done, time.perf_counter()
-    latest = []  # the latest progress bracket
+    latest, history = [], []  # the latest progress bracket; (seconds, iteration, low, high) of each
     per_class = max(2, (args.bracket_samples or default_per_class(solver.kernel)) // PROGRESS_SHARE)
 
     def evaluator(s):
         latest[:] = [s.average_strategy().bracket(per_class)]
+        history.append({"seconds": time.perf_counter() - start, "iteration": s.iteration,
+                        "low": float(latest[0].low.max()), "high": float(latest[0].high.max())})
         return float(latest[0].high.max())
 
     def after_iteration(s, expl):
@@ -116,11 +123,19 @@ def _run(args, game, solver: SampledSolver, plan: RunPlan, launcher) -> dict:
                                 solver.deals_done - first_deals)
     summary.update(where)
     summary["memory"] = launcher.memory.as_dict()
+    summary["bracket_history"] = history
     strategy.meta["evaluation"] = summary["per_variant"]
     strategy.save(args.out)
+    groups = group_report(strategy, stored=True)
     if args.summary_json:
         write_atomic(args.summary_json, (json.dumps(summary, indent=2) + "\n").encode())
-    print_sampled(summary, args.out, group_report(strategy, stored=True))
+    if args.plot:
+        from distcfr.evaluate.plots import save_sweep_plot
+
+        save_sweep_plot(args.plot, summary, groups)
+    print_sampled(summary, args.out, groups)
+    if args.plot:
+        print(f"  plot written to {args.plot}")
     summary["interrupted"] = False
     return summary
 
@@ -150,7 +165,19 @@ def summarize_sampled(game, solver: SampledSolver, bracket, wall: float, iterati
                              "meaning": "sampled deals that updated a hand class, per player",
                              "bracket_per_class": bracket.per_class},
         "per_variant": per_variant,
+        **_break_even(game, bracket),
     }
+
+
+def _break_even(game, bracket) -> dict:
+    """For a list of stacks: where the button's sampled value crosses zero, and the span where its
+    95% band does (``break_even_interval``)."""
+    stacks = game.variant_values
+    if stacks is None or len(stacks) < 2:
+        return {}
+    interval = crossing_interval(stacks, bracket.value, bracket.value_se)
+    return {"break_even": crossings(stacks, bracket.value),
+            "break_even_interval": list(interval) if interval else None}
 
 
 def print_sampled(summary: dict, out_path, groups: dict | None = None) -> None:
@@ -164,6 +191,11 @@ def print_sampled(summary: dict, out_path, groups: dict | None = None) -> None:
         print(f"  {row['variant']:>8}  value {row['value']:+.4f} +- {row['value_se']:.4f}  "
               f"exploitability in [{lo:.4f}, {hi:.4f}] BB (estimates {row['exploitability_estimates'][0]:.4f} "
               f"to {row['exploitability_estimates'][1]:.4f})")
+    if "break_even" in summary:
+        points = ", ".join(f"{x:.3f}" for x in summary["break_even"]) or "none in this range"
+        span = summary["break_even_interval"]
+        print(f"  break-even stack: {points} BB" + (f" (95% band crosses zero in [{span[0]:.3f}, {span[1]:.3f}])"
+                                                   if span else ""))
     print(f"  average strategy written to {out_path} (float16 per hand class)")
     if groups is not None:
         print(render_groups(groups) if len(groups["stacks"]) == 1 else render_compact(groups))

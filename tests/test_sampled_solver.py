@@ -20,7 +20,8 @@ def test_one_shard_matches_the_reference_driver():
     # the same deals (one shard) and float64 tables: the same arithmetic as the reference, except that
     # ours plays float32 current strategies (1e-7 apart), which 8 rounds of regret matching amplify
     solver = SampledSolver(distcfr.load_game(SMALL), batch=300, seed=5, shards=1, table_dtype=np.float64)
-    ours = solver.solve(iterations=8).tables
+    solver.solve(iterations=8)
+    ours = solver.shards.group.average(np.float64)  # (the solver hands out float16, as files store it)
     reference = solve_sampled(6, 2, 2, (2.0, 3.0), iterations=8, batch=300, seed=5)
     for name, table in reference.items():
         assert np.abs(ours[name] - table).max() < 1e-5  # a different deal or update moves them by ~1e-1
@@ -149,3 +150,18 @@ def test_each_stack_of_a_list_is_the_stack_solved_alone_to_float32_rounding():
             mine = together[name][..., at:at + 1, :]
             assert np.abs(mine - table).max() <= 8 * np.spacing(np.abs(table).max()), (stack, name)
             assert np.abs(table).max() > 1  # real regrets, not empty tables
+
+
+def test_a_sampled_stack_sweep_finds_the_one_card_break_even(tmp_path):
+    # the seed write-up's one-card game: the exact break-even stack is 3.9403 BB (python -m distcfr.seeds)
+    summary, out, png = tmp_path / "sweep.json", tmp_path / "sweep.msgpack", tmp_path / "sweep.png"
+    assert main(["--game", "draw27(ranks=13,suits=1,hand=1,stacks=3:5:0.25)", "--sampling", "--iterations", "300",
+                 "--batch", "2000", "--bracket-samples", "2000", "--workers", "0", "--quiet", "--out", str(out),
+                 "--summary-json", str(summary), "--plot", str(png)]) == 0
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    data = json.loads(summary.read_text())
+    low, high = data["break_even_interval"]
+    assert low <= 3.9403 <= high and high - low < 0.5
+    assert len(data["break_even"]) == 1 and abs(data["break_even"][0] - 3.9403) < 0.25
+    values = [row["value"] for row in data["per_variant"]]
+    assert values[0] > 0 > values[-1]  # short stacks favour the button

@@ -26,7 +26,7 @@ from ray.util.placement_group import placement_group, remove_placement_group
 from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
 
 from distcfr.engine.best_response import BestResponseStateLost
-from distcfr.engine.sampled_shards import SampledRowGroup, SampledShardSetBase
+from distcfr.engine.sampled_shards import SampledRowGroup, SampledShardSetBase, StrategyRows
 from distcfr.engine.shard_set import ShardGroup, ShardSetBase
 from distcfr.errors import ClusterError
 
@@ -120,13 +120,27 @@ class RayShards(RayGroups, ShardSetBase):
     """The exact game's shards on Ray actors."""
 
 
+class _RayRowGroup(SampledRowGroup):
+    """A SampledRowGroup whose strategy rows go through the object store."""
+
+    def publish(self, chunk):
+        return ray.put(chunk)
+
+    @staticmethod
+    def fetch(rows):
+        refs = [c for r in rows for chunks in r.chunks.values() for c in chunks]
+        arrays = iter(ray.get(refs))  # read in place (shared memory) where the object is on this node
+        return [StrategyRows(r.firsts, r.stop, {name: [next(arrays) for _ in chunks] for name, chunks in r.chunks.items()})
+                for r in rows]
+
+
 class RaySampledShards(RayGroups, SampledShardSetBase):
     """A sampled game's shards on Ray actors (``extra``: seed, batch), each owning its classes'
     table rows. After each half-iteration an actor's new strategy rows of the player it updated go
     to the object store, where the others read them in place in the next half; nothing else moves. An actor that dies takes its rows with
     it: the run stops with a ClusterError and resumes from its checkpoint."""
 
-    group_class = SampledRowGroup
+    group_class = _RayRowGroup
 
     def __init__(self, spec: str, n_shards: int, n_workers: int, seed: int, batch: int):
         self.pending: tuple | None = None  # (player, [(strategy ref, deals ref) per actor])
@@ -137,7 +151,7 @@ class RaySampledShards(RayGroups, SampledShardSetBase):
         self.parts = [[a.sigma.remote(p) for a in self.actors] for p in (0, 1)]
 
     def half_iteration(self, player: int, iteration: int, weight: float) -> None:
-        args = (player, iteration, weight, self.starts, *self.parts[1 - player])
+        args = (player, iteration, weight, *self.parts[1 - player])
         self.parts[player] = None  # not read in its own half: the object store holds one copy of the strategy
         self.pending = (player, [a.half_iteration.options(num_returns=2).remote(*args) for a in self.actors])
         self.settle()
@@ -162,8 +176,11 @@ class RaySampledShards(RayGroups, SampledShardSetBase):
 
     def current(self) -> dict:
         self.settle()
-        parts = self._get(self.parts[0] + self.parts[1])
-        return {name: np.concatenate([p[name] for p in parts if name in p]) for name in parts[0] | parts[-1]}
+        out = {}
+        for player in (0, 1):
+            rows = _RayRowGroup.fetch(self._get(self.parts[player]))
+            out |= {name: np.concatenate([r.joined()[name] for r in rows]) for name in rows[0].chunks}
+        return out
 
     def _gather(self, method: str) -> list:
         self.settle()

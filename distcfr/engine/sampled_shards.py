@@ -17,6 +17,8 @@ constant (its share of the hands) changes neither regret matching nor the averag
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from distcfr.engine.row_table import RowTable
@@ -24,6 +26,7 @@ from distcfr.games.draw27_sampled import sum_last
 from distcfr.games.registry import load_game
 
 TABLE_DTYPE = np.float32  # regrets and sums: 245 MB per stack for 5 cards from 52
+PUBLISH_ROWS = 4096  # strategy rows per object-store object: a worker never holds a copy of all of its rows
 STREAM_DOMAIN = 2  # the deal streams of solves (0: uniform deals, 1: bracket deals by class)
 
 
@@ -85,6 +88,19 @@ def apply_update(regrets: np.ndarray, sums: np.ndarray, sigma: np.ndarray, got, 
         sums[rows] = sums[rows] + reach * s
 
 
+@dataclasses.dataclass(frozen=True)
+class StrategyRows:
+    """One group's current strategy rows of one player: chunk i of each block holds rows
+    [firsts[i], firsts[i + 1]) (the last up to ``stop``), as arrays or object-store references."""
+
+    firsts: list[int]
+    stop: int
+    chunks: dict[str, list]
+
+    def joined(self) -> dict[str, np.ndarray]:
+        return {name: _joined(chunks) for name, chunks in self.chunks.items()}
+
+
 class SampledRowGroup:
     """Shards [first, stop) of a sampled game and the table rows of their classes (what a Ray
     actor wraps). ``spec`` is the game's spec string; the kernel is built from it."""
@@ -106,17 +122,33 @@ class SampledRowGroup:
     def rows(self) -> tuple[int, int]:
         return self.lo, self.hi
 
-    def sigma(self, player: int) -> dict[str, np.ndarray]:
-        """{block: (rows, ...) float32} current strategy of ``player``'s blocks on this group's rows."""
-        return {b.name: regret_matching_rows(self.regrets[b.name]) for b in self.kernel.blocks if b.player == player}
+    def sigma(self, player: int) -> StrategyRows:
+        """The current strategy of ``player``'s blocks on this group's rows (float32), published
+        ``PUBLISH_ROWS`` rows at a time (:meth:`publish`)."""
+        firsts = list(range(self.lo, self.hi, PUBLISH_ROWS))
+        chunks = {b.name: [self.publish(regret_matching(self.regrets[b.name][f - self.lo:f - self.lo + PUBLISH_ROWS])
+                                        .astype(np.float32, copy=False)) for f in firsts]
+                  for b in self.kernel.blocks if b.player == player}
+        return StrategyRows(firsts, self.hi, chunks)
 
-    def half_iteration(self, player: int, iteration: int, weight: float, starts, *parts) -> tuple[dict, int]:
+    def publish(self, chunk: np.ndarray):
+        """Hand a chunk of strategy rows to the other groups (in-process: the array itself; a Ray
+        actor puts it in the object store and hands the reference)."""
+        return chunk
+
+    def fetch(self, rows: list[StrategyRows]) -> list[StrategyRows]:
+        """Other groups' strategy rows as arrays (a Ray actor reads them from the object store)."""
+        return rows
+
+    def half_iteration(self, player: int, iteration: int, weight: float, *parts) -> tuple[StrategyRows, int]:
         """Update ``player``'s rows on this group's deals of ``iteration``, against the current
-        strategy: ``parts`` holds the other player's strategy rows of every group (``starts``: their
-        first rows); the player's own comes from this group's regrets. Returns ``player``'s new
+        strategy: ``parts`` holds the other player's strategy rows of every group (StrategyRows, in
+        row order); the player's own comes from this group's regrets. Returns ``player``'s new
         strategy rows and the number of deals evaluated. Called again after an interruption with
         the same arguments, it finishes the shards it had not done."""
-        theirs = {b.name: RowTable(starts, [p[b.name] for p in parts]) for b in self.kernel.blocks
+        parts = self.fetch(list(parts))
+        firsts = [f for p in parts for f in p.firsts] + [parts[-1].stop]
+        theirs = {b.name: RowTable(firsts, [c for p in parts for c in p.chunks[b.name]]) for b in self.kernel.blocks
                   if b.player != player}
         if self.done[:2] != (player, iteration):
             self.done = (player, iteration, self.first)
@@ -152,8 +184,9 @@ class SampledRowGroup:
         against ``sigma`` (the same rows); bench/sampled_rules.py puts the rules sampling refuses here."""
         apply_update(self.regrets[name][at], self.sums[name][at], sigma, got, self.lo + at.start, weight)
 
-    def average(self, dtype=np.float32) -> dict[str, np.ndarray]:
-        """{block: (rows, ...)} average strategy of this group's rows (regret matching on the sums)."""
+    def average(self, dtype=np.float16) -> dict[str, np.ndarray]:
+        """{block: (rows, ...)} average strategy of this group's rows (regret matching on the sums),
+        as float16 by default: what strategy files store, at half the memory of float32."""
         return {name: regret_matching_rows(s, dtype) for name, s in self.sums.items()}
 
     def tables(self) -> tuple[dict, dict]:
@@ -189,7 +222,7 @@ class SampledShardSetBase:
         return tuple({name: _joined([p[i][name] for p in parts]) for name in parts[0][i]} for i in (0, 1))
 
     def average(self) -> dict[str, np.ndarray]:
-        """{block: (C, ...) float32} the average strategy."""
+        """{block: (C, ...) float16} the average strategy."""
         parts = self._gather("average")
         return {name: _joined([p[name] for p in parts]) for name in parts[0]}
 
@@ -214,7 +247,6 @@ class LocalSampledShards(SampledShardSetBase):
                  group_class=SampledRowGroup):
         self.n_shards = n_shards
         self.group = group_class(spec, n_shards, 0, n_shards, seed, batch, table_dtype)
-        self.starts = [0, self.group.hi]
         self.parts = [self.group.sigma(0), self.group.sigma(1)]
         self.pending: tuple | None = None
 
@@ -230,7 +262,7 @@ class LocalSampledShards(SampledShardSetBase):
         if self.pending is not None:
             player = self.pending[0]
             self.parts[player] = None  # not read in its own half: one copy of the strategy at a time
-            self.parts[player] = self.group.half_iteration(*self.pending, self.starts, self.parts[1 - player])[0]
+            self.parts[player] = self.group.half_iteration(*self.pending, self.parts[1 - player])[0]
             self.pending = None
 
     def load(self, regrets: dict, sums: dict) -> None:
@@ -238,7 +270,7 @@ class LocalSampledShards(SampledShardSetBase):
         self.parts = [self.group.sigma(0), self.group.sigma(1)]
 
     def current(self) -> dict[str, np.ndarray]:
-        return self.parts[0] | self.parts[1]
+        return self.parts[0].joined() | self.parts[1].joined()
 
     def tables(self) -> tuple[dict, dict]:
         self.settle()

@@ -48,3 +48,12 @@ def refine_crossings(stacks: Sequence[float], points: Sequence[float], value_at:
         lo, hi = grid[grid <= point].max(), grid[grid >= point].min()
         refined.append(point if lo == hi else bisect(value_at, float(lo), float(hi), tolerance))
     return refined
+
+
+def crossing_interval(points: Sequence[float], values: Sequence[float], errors: Sequence[float],
+                      z: float = 1.96) -> tuple[float, float] | None:
+    """The span of stacks where a sampled value's ``z``-sigma band crosses zero: from the first
+    crossing of value - z error, value and value + z error to the last (None when none crosses)."""
+    v, e = np.asarray(values, dtype=float), np.asarray(errors, dtype=float)
+    found = [x for curve in (v - z * e, v, v + z * e) for x in crossings(points, curve)]
+    return (min(found), max(found)) if found else None

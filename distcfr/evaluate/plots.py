@@ -52,6 +52,57 @@ def save_run_plot(path, history: list[tuple[int, float]], summary: dict) -> None
     write_atomic(path, buffer.getvalue())
 
 
+def save_sweep_plot(path, summary: dict, groups: dict, top: int = 6) -> None:
+    """Write a PNG of a sampled run: the value per stack with its 95% band and the break-even
+    interval; the button's push and the big blind's call frequency per stack, overall and for the
+    ``top`` most common hand groups; and the bracket against minutes (progress brackets)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from distcfr.io.paths import write_atomic
+
+    rows = summary["per_variant"]
+    stacks = [float(r["variant"].rstrip("B")) for r in rows]
+    fig, axes = plt.subplots(2, 2, figsize=(11, 8))
+    ax = axes[0, 0]
+    value, se = [r["value"] for r in rows], [1.96 * r["value_se"] for r in rows]
+    ax.errorbar(stacks, value, yerr=se, marker="o", ms=3, capsize=2)
+    ax.axhline(0, color="grey", lw=0.8)
+    interval = summary.get("break_even_interval")
+    if interval:
+        ax.axvspan(*interval, color="tab:red", alpha=0.15)
+    for point in summary.get("break_even", []):
+        ax.axvline(point, color="tab:red", ls="--", lw=0.8)
+        ax.annotate(f"{point:.3g} BB", (point, 0), textcoords="offset points", xytext=(4, 6), color="tab:red")
+    ax.set(xlabel="stack (BB)", ylabel="button's value (BB per hand), 95% band", title=summary["game"])
+    common = sorted(range(len(groups["groups"])), key=lambda i: -groups["groups"][i]["hands"])[:top]
+    for ax, key, who in ((axes[0, 1], "push", "button pushes"), (axes[1, 0], "call", "big blind calls")):
+        per_stack = groups["stacks"]
+        ax.plot(stacks, [s[key] for s in per_stack], color="black", lw=2, label="all hands")
+        for i in common:
+            ax.plot(stacks, [s["groups"][i][key] for s in per_stack], lw=1, label=groups["groups"][i]["group"])
+        ax.set(xlabel="stack (BB)", ylabel=f"{who} (share of hands)", ylim=(-0.02, 1.02))
+        ax.legend(fontsize=7)
+    ax = axes[1, 1]
+    history = summary.get("bracket_history") or []
+    if history:
+        minutes = [h["seconds"] / 60 for h in history]
+        ax.plot(minutes, [h["high"] for h in history], marker=".", label="upper estimate (in-sample)")
+        ax.plot(minutes, [h["low"] for h in history], marker=".", label="lower estimate (held out)")
+        ax.legend(fontsize=8)
+    ax.set(xlabel="minutes", ylabel="exploitability estimates, largest stack (BB)",
+           title="progress brackets (fewer deals per class than the final one)")
+    for ax in axes.flat:
+        ax.grid(True, alpha=0.3)
+    fig.tight_layout()
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=110)
+    plt.close(fig)
+    write_atomic(path, buffer.getvalue())
+
+
 def save_compare_plot(path, data: dict) -> None:
     """Write a PNG of ``python -m distcfr.compare``'s curves: exploitability against solving
     time (left) and against iterations (right), one line per rule."""

@@ -117,7 +117,8 @@ def exploitability_bracket(game: SampledDraw27, sigma: dict[str, np.ndarray], se
     best, in_sample = [], []
     value = _ClassMeans(weights, per_class)
     for player in (0, 1):
-        profile = {name: table.astype(np.float32, copy=True) for name, table in sigma.items()}
+        # the responding player's tables are overwritten row by row: a copy (in their own dtype), the other's shared
+        profile = {b.name: sigma[b.name].copy() if b.player == player else sigma[b.name] for b in game.blocks}
         chosen, scored = _ClassMeans(weights, per_class), _ClassMeans(weights, per_class)
         for first in range(0, game.n_classes, step):
             stop = min(first + step, game.n_classes)
