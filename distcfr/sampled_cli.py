@@ -45,13 +45,16 @@ class _SampledLauncher:
             small = batch < AUTO_RAY_BATCH and self.args.address is None
             workers = 0 if small else min(os.cpu_count() or 1, n_shards) if self.args.address is None else n_shards
         self.workers = workers = min(int(workers), n_shards)
-        self.memory = sampled_estimate(load_game(spec).sampled(), batch, n_shards, workers)
+        self.memory = sampled_estimate(load_game(spec).sampled(), batch, n_shards, workers,
+                                       checkpoints=bool(self.args.checkpoint))
         available = available_bytes()
         if not self.args.quiet:
             print(self.memory.describe() + f" of {available / 1e9:.1f} GB available")
         if self.memory.this_machine > available:
             raise BadParameter(f"{spec} needs about {self.memory.this_machine / 1e9:.1f} GB here, "
-                               f"{available / 1e9:.1f} GB are available: use fewer stacks or a cluster (--address)")
+                               f"{available / 1e9:.1f} GB are available: use fewer stacks or a cluster (--address)"
+                               + (" or run without --checkpoint (writing one gathers the tables)"
+                                  if self.args.checkpoint else ""))
         shards, self.started_ray = make_sampled_shards(spec, n_shards, workers, self.args.address, seed, batch)
         return shards
 

@@ -165,3 +165,15 @@ def test_a_sampled_stack_sweep_finds_the_one_card_break_even(tmp_path):
     assert len(data["break_even"]) == 1 and abs(data["break_even"][0] - 3.9403) < 0.25
     values = [row["value"] for row in data["per_variant"]]
     assert values[0] > 0 > values[-1]  # short stacks favour the button
+
+
+def test_a_sampled_solve_that_cannot_fit_is_refused_in_one_line(tmp_path, capsys, monkeypatch):
+    import distcfr.sampled_cli as sampled_cli
+
+    monkeypatch.setattr(sampled_cli, "available_bytes", lambda: 10_000_000_000)  # 10 GB free
+    ckpt = tmp_path / "sweep.ckpt"
+    assert main(["--game", "draw27(ranks=13,suits=4,hand=5,stacks=1:20:0.5)", "--iterations", "1", "--workers", "0",
+                 "--checkpoint", str(ckpt), "--out", str(tmp_path / "s.msgpack")]) == 2
+    err = capsys.readouterr().err
+    assert "needs about" in err and "without --checkpoint" in err and len(err.strip().splitlines()) == 1
+    assert not ckpt.exists()

@@ -104,17 +104,18 @@ def available_bytes() -> int:
     return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
 
 
-def sampled_estimate(kernel, batch: int, n_shards: int, workers: int) -> MemoryEstimate:
+def sampled_estimate(kernel, batch: int, n_shards: int, workers: int, checkpoints: bool = True) -> MemoryEstimate:
     """The memory of a chance-sampled solve (:mod:`distcfr.engine.sampled_shards`): each worker
-    holds its classes' float32 regrets and sums, the strategy rows it hands back after a half, and
-    one shard's deals and sums; the current strategy (float32, every class) lies once in the object
-    store, counted with the coordinator, which gathers the regrets and sums to checkpoint and builds
-    the average strategy to evaluate and save."""
+    holds its classes' float32 regrets and sums and one shard's deals, sums and strategy; the
+    current strategy (float32, every class) lies once in the object store, counted with the
+    coordinator, which builds the float16 average strategy (and a copy of one player's for a
+    bracket) and, with ``checkpoints``, gathers the regrets and sums to write them."""
     per_class = sum(int(np.prod(b.shape)) for b in kernel.blocks)  # table cells per hand class
     strategy = kernel.n_classes * per_class * 4
     rows = -(-kernel.n_classes // max(workers, 1))
     shard_rows = -(-kernel.n_classes // n_shards)
     shard_deals = -(-batch // n_shards) + shard_rows
-    shard = shard_rows * per_class * 4 * 4 + shard_deals * 4 * kernel.hand * 4 * 12  # sums, update; deals, shuffle
-    per_worker = 3 * rows * per_class * 4 + shard + PROCESS_BASE + 64_000_000  # rank and class lookups
-    return MemoryEstimate(3 * strategy, 0, per_worker, workers, 0)
+    shard = shard_rows * per_class * 4 * 6 + shard_deals * 4 * kernel.hand * 4 * 12  # sums, update; deals, shuffle
+    per_worker = 2 * rows * per_class * 4 + shard + PROCESS_BASE + 64_000_000  # rank and class lookups
+    coordinator = strategy + strategy // 2 + strategy // 2 + (2 * strategy if checkpoints else 0)
+    return MemoryEstimate(coordinator, 0, per_worker, workers, 0)

@@ -78,15 +78,18 @@ def _one_hot(values: np.ndarray) -> np.ndarray:
 
 
 def best_response(game: SampledDraw27, profile: dict[str, np.ndarray], deals: np.ndarray, player: int) -> None:
-    """Set ``player``'s rows in ``profile`` of the classes it holds in ``deals`` to a best response to
-    the other player's rows on these deals: draws chosen first from summed counterfactual values, then
-    push / call using the chosen draws. A class's values depend on its own rows only, so classes can be
-    done in any groups."""
+    """Set ``player``'s rows in ``profile`` of the classes it holds in ``deals`` (grouped by that
+    class, in class order) to a best response to the other player's rows on these deals: draws
+    chosen first from summed counterfactual values, then push / call using the chosen draws. A
+    class's values depend on its own rows only, so classes can be done in any groups."""
     h = game.hand
-    held = np.unique(game.classes.classify(deals[:, player * h:(player + 1) * h])[0])
+    ids = game.classes.classify(deals[:, player * h:(player + 1) * h])[0]
+    held, counts = np.unique(ids, return_counts=True)
+    if (np.diff(ids) < 0).any():
+        raise ValueError("best_response needs deals grouped by the player's class, in class order")
     for name in (("btn_draw", "btn_push"), ("bb_draw", "bb_call"))[player]:
-        got = game.cfr_values(profile, deals, players=(player,))[name]  # rows: at least the classes held
-        profile[name][held] = _one_hot(got.q[np.searchsorted(got.rows, held)])
+        got = game.class_sums(profile, deals, player, counts)[name]  # rows: the classes held
+        profile[name][held] = _one_hot(got.q)
 
 
 class _ClassMeans:
@@ -125,10 +128,10 @@ def exploitability_bracket(game: SampledDraw27, sigma: dict[str, np.ndarray], se
             choose, score = (game.sample_deals_of_classes(seed, stream, player, first, stop, per_class)
                              for stream in (2 * player, 2 * player + 1))
             best_response(game, profile, choose, player)
-            chosen.add(first, game.deal_values(profile, choose))
-            scored.add(first, game.deal_values(profile, score))
+            chosen.add(first, game.class_deal_values(profile, choose, player, per_class))
+            scored.add(first, game.class_deal_values(profile, score, player, per_class))
             if player == 0:
-                value.add(first, game.deal_values(sigma, score))
+                value.add(first, game.class_deal_values(sigma, score, player, per_class))
         sign = 1 if player == 0 else -1  # each best response in its own payoff
         best.append((sign * scored.mean, scored.se))
         in_sample.append((sign * chosen.mean, chosen.se))

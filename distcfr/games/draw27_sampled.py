@@ -337,6 +337,48 @@ class SampledDraw27:
         return {"bb_call": (np.stack([fold, call], axis=-1), np.full((g, b), n, _WORK)),
                 "bb_draw": (values[:, :, self.rank], n * q)}
 
+    def class_deal_values(self, sigma: dict, deals: np.ndarray, player: int, per_class: int) -> np.ndarray:
+        """(D, B) float64 button payoff of each deal under ``sigma`` (draws in expectation), like
+        :meth:`deal_values`, for deals grouped by ``player``'s class, ``per_class`` each (a class's
+        deals share one product per draw-count group, as in :meth:`class_sums`)."""
+        c1, c2, can1, can2, stub = self._columns(deals)
+        out = np.empty((len(c1), len(self.stacks)))
+        step = max(2, self._class_chunk // per_class) * per_class
+        for lo in range(0, len(c1), step):
+            cut = slice(lo, lo + step)
+            wt = self._showdown(can1[:, cut], can2[:, cut], stub[:, cut])
+            out[cut] = self._grouped_deal_values(sigma, c1[cut], c2[cut], wt, per_class, player)
+        return out
+
+    def _grouped_deal_values(self, sigma, c1, c2, wt, n: int, player: int) -> np.ndarray:
+        g, b, m = len(c1) // n, len(self.stacks), self.n_masks
+        if g == 1:  # (as in _class_values: a class's numbers must not depend on its neighbours)
+            return self._grouped_deal_values(sigma, np.tile(c1, 2), np.tile(c2, 2), np.tile(wt, (2, 1, 1)), n,
+                                             player)[:n]
+        stacks = self.stacks.astype(_WORK)
+        wt = wt.reshape(g, n, m, m)
+        p = sigma["btn_push"][c1, :, 1].astype(_WORK).reshape(g, n, b)
+        q = sigma["bb_call"][c2, :, 1].astype(_WORK).reshape(g, n, b)
+        if player == 0:  # the button's draws are the class's: a_k = d1_k Wt_k for all its deals at once
+            d1 = sigma["btn_draw"][c1[::n]].astype(_WORK, copy=False)  # (G, H+1, B, M)
+            d2 = sigma["bb_draw"][c2][:, :, self.order].astype(_WORK, copy=False).reshape(g, n, b, m)
+            a = np.empty((g, b, n, m), _WORK)
+            for k, (lo, hi) in enumerate(self.bounds):
+                right = wt[:, :, lo:hi].transpose(0, 3, 1, 2).reshape(g, m, n * (hi - lo))
+                a[..., lo:hi] = np.matmul(d1[:, k], right).reshape(g, b, n, hi - lo)
+            v2 = sum_last(d2 * a.transpose(0, 2, 1, 3))  # (G, n, B)
+        else:  # the big blind's draws are the class's: y_k = d2_k Wt_k, then v2 = sum over k of d1_k . y_k
+            d1 = sigma["btn_draw"][c1].astype(_WORK, copy=False).reshape(g, n, self.hand + 1, b, m)
+            d2 = sigma["bb_draw"][c2[::n]][:, :, self.order].astype(_WORK, copy=False)  # (G, B, M)
+            v2 = np.zeros((g, n, b), _WORK)
+            for k, (lo, hi) in enumerate(self.bounds):
+                right = wt[:, :, lo:hi].transpose(0, 2, 1, 3).reshape(g, hi - lo, n * m)
+                y = np.matmul(d2[:, :, lo:hi], right).reshape(g, b, n, m).transpose(0, 2, 1, 3)  # (G, n, B, M)
+                v2 += sum_last(d1[:, :, k] * y)
+        v2 = (v2 * stacks).astype(np.float64).reshape(g * n, b)
+        p, q = p.astype(np.float64).reshape(g * n, b), q.astype(np.float64).reshape(g * n, b)
+        return -0.5 * (1 - p) + p * ((1 - q) + q * v2)
+
     def _chunks(self, can1, can2, stub):
         """(deal slice, showdown signs Wt of those deals) per chunk: signs computed ``_SHOWDOWN_CHUNK`` deals at
         a time, products ``self.chunk`` at a time (their temporaries grow with the stacks)."""
