@@ -33,6 +33,7 @@ class _SampledLauncher:
 
     def __init__(self, args):
         self.args, self.started_ray, self.memory, self.workers = args, False, None, 0
+        self.resume_seconds: float | None = None  # how long streaming the checkpoint in took
 
     def __call__(self, spec, n_shards, seed, batch):
         from distcfr.dist.launch import make_sampled_shards
@@ -45,16 +46,13 @@ class _SampledLauncher:
             small = batch < AUTO_RAY_BATCH and self.args.address is None
             workers = 0 if small else min(os.cpu_count() or 1, n_shards) if self.args.address is None else n_shards
         self.workers = workers = min(int(workers), n_shards)
-        self.memory = sampled_estimate(load_game(spec).sampled(), batch, n_shards, workers,
-                                       checkpoints=bool(self.args.checkpoint))
+        self.memory = sampled_estimate(load_game(spec).sampled(), batch, n_shards, workers)
         available = available_bytes()
         if not self.args.quiet:
             print(self.memory.describe() + f" of {available / 1e9:.1f} GB available")
         if self.memory.this_machine > available:
             raise BadParameter(f"{spec} needs about {self.memory.this_machine / 1e9:.1f} GB here, "
-                               f"{available / 1e9:.1f} GB are available: use fewer stacks or a cluster (--address)"
-                               + (" or run without --checkpoint (writing one gathers the tables)"
-                                  if self.args.checkpoint else ""))
+                               f"{available / 1e9:.1f} GB are available: use fewer stacks or a cluster (--address)")
         shards, self.started_ray = make_sampled_shards(spec, n_shards, workers, self.args.address, seed, batch)
         return shards
 
@@ -78,7 +76,9 @@ def solve_sampled_command(args, game, checkpoint) -> dict:
     solver, summary = None, {}
     try:
         if checkpoint is not None:
+            began = time.perf_counter()
             solver = SampledSolver.from_checkpoint(checkpoint, shard_set=launcher)
+            launcher.resume_seconds = time.perf_counter() - began
         else:
             solver = SampledSolver(game, args.algorithm or "auto", args.batch, args.seed, args.shards,
                                    shard_set=launcher)
@@ -127,6 +127,10 @@ def _run(args, game, solver: SampledSolver, plan: RunPlan, launcher) -> dict:
     summary.update(where)
     summary["memory"] = launcher.memory.as_dict()
     summary["bracket_history"] = history
+    if args.checkpoint or args.resume:
+        summary["checkpoint"] = {"path": str(args.checkpoint or args.resume), "resume_seconds": launcher.resume_seconds,
+                                 "write_seconds": result.checkpoint_seconds[-1] if result.checkpoint_seconds else None,
+                                 "bytes": Path(args.checkpoint).stat().st_size if args.checkpoint else None}
     strategy.meta["evaluation"] = summary["per_variant"]
     strategy.save(args.out)
     groups = group_report(strategy, stored=True)
@@ -200,6 +204,12 @@ def print_sampled(summary: dict, out_path, groups: dict | None = None) -> None:
         print(f"  break-even stack: {points} BB" + (f" (95% band crosses zero in [{span[0]:.3f}, {span[1]:.3f}])"
                                                    if span else ""))
     print(f"  average strategy written to {out_path} (float16 per hand class)")
+    saved = summary.get("checkpoint")
+    if saved:
+        parts = [f"{saved['bytes'] / 1e9:.2f} GB" if saved["bytes"] else None,
+                 f"last written in {saved['write_seconds']:.1f} s" if saved["write_seconds"] else None,
+                 f"read back in {saved['resume_seconds']:.1f} s" if saved["resume_seconds"] else None]
+        print(f"  checkpoint {saved['path']}: " + ", ".join(p for p in parts if p))
     if groups is not None:
         print(render_groups(groups) if len(groups["stacks"]) == 1 else render_compact(groups))
 

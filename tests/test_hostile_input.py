@@ -370,43 +370,65 @@ def sampled_files(tmp_path_factory):
     strategy = solver.solve(iterations=3)
     solver.checkpoint().save(folder / "s.ckpt")
     strategy.save(folder / "s.msgpack")
-    return msgpack.unpackb((folder / "s.ckpt").read_bytes()), msgpack.unpackb((folder / "s.msgpack").read_bytes())
+    return (folder / "s.ckpt").read_bytes(), msgpack.unpackb((folder / "s.msgpack").read_bytes())
+
+
+def split_checkpoint(data: bytes) -> tuple[dict, bytearray]:
+    """A streamed sampled checkpoint's header map and the bytes after it (the tables' chunks)."""
+    unpacker = msgpack.Unpacker(raw=False)
+    unpacker.feed(data)
+    return unpacker.unpack(), bytearray(data[unpacker.tell():])
 
 
 def test_crafted_sampled_checkpoints_are_one_line(sampled_files, files, tmp_path, capsys):
+    import struct
+    import zlib
+
     from distcfr.solve.checkpoint import load_any_checkpoint
     from distcfr.solve.sampled_solver import SampledCheckpoint
 
-    ckpt, _ = sampled_files
-    name = next(k for k in ckpt if k.startswith("regrets."))
-    regrets = table(ckpt, name)
-    nan = regrets.copy()
-    nan.flat[3] = np.nan
+    data, _ = sampled_files
+    head, body = split_checkpoint(data)
+    size = struct.unpack(">I", body[1:5])[0]  # the first chunk: bin32 marker and length, bytes, uint32 CRC
+    nan = body.copy()
+    nan[5 + 12:5 + 16] = np.float32(np.nan).tobytes()
+    nan[5 + size + 1:5 + size + 5] = struct.pack(">I", zlib.crc32(nan[5:5 + size]))
+    flipped = body.copy()
+    flipped[5 + size // 2] ^= 0x10
     cases = {
-        "NaN regrets": ({name: array_field(nan)}, "not finite"),
-        "float16 regrets": ({name: array_field(regrets.astype("<f2"))}, "expected"),
-        "seed as a string": ({"seed": "1"}, "'seed'"),
-        "more shards than hand classes": ({"shards": 500}, "shards for 36 hand classes"),
-        "a rule sampling refuses": ({"rule": {"name": "cfr+"}}, "not used with sampling"),
-        "mode unknown": ({"mode": "guessed"}, "'mode'"),
-        "a game that cannot be sampled": ({"game": "kuhn"}, "cannot be sampled"),
-        "a table missing": ({name: None}, name),
+        "NaN regrets (checksum made to fit)": ({}, nan, "not finite"),
+        "a flipped bit": ({}, flipped, "fail their checksum"),
+        "truncated": ({}, body[:-7], "truncated"),
+        "a chunk moved": ({}, body[5:] + body[:5], "not where the format puts them"),
+        "float16 tables": ({"dtype": "<f2"}, body, "'dtype'"),
+        "seed as a string": ({"seed": "1"}, body, "'seed'"),
+        "more shards than hand classes": ({"shards": 500}, body, "shards for 36 hand classes"),
+        "a rule sampling refuses": ({"rule": {"name": "cfr+"}}, body, "not used with sampling"),
+        "a game that cannot be sampled": ({"game": "kuhn"}, body, "cannot be sampled"),
+        "a bigger game than its tables": ({"game": SAMPLED.replace("2:3:1", "2:9:1")}, body, "where a checkpoint of"),
+        "a field of another version": ({"extra": 1}, body, "'extra'"),
+        "a field missing": ({"phase": None}, body, "'phase'"),
     }
-    for case, (change, message) in cases.items():
+    for case, (change, tables, message) in cases.items():
         bad = tmp_path / "bad.ckpt"
-        bad.write_bytes(pack({k: v for k, v in {**ckpt, **change}.items() if v is not None}))
+        bad.write_bytes(pack({k: v for k, v in {**head, **change}.items() if v is not None}) + bytes(tables))
         rc = train.main(["--resume", str(bad), "--iterations", "5", "--out", str(tmp_path / "o.msgpack"), "--quiet",
                          "--workers", "0"])
         one_line_exit_2(capsys, rc, message, case=case)
+        assert not (tmp_path / "o.msgpack").exists()
     exact = tmp_path / "exact.ckpt"
     exact.write_bytes(pack(files[1]))
-    with pytest.raises(distcfr.BadFile, match="not of a sampled one"):
+    with pytest.raises(distcfr.BadFile, match="not a distcfr-sampled-checkpoint file"):
         SampledCheckpoint.load(exact)
     sampled = tmp_path / "sampled.ckpt"
-    sampled.write_bytes(pack(ckpt))
+    sampled.write_bytes(data)
     with pytest.raises(distcfr.BadFile, match="not of an exact one"):
         Checkpoint.load(sampled)
-    assert load_any_checkpoint(sampled).iteration == ckpt["iteration"]
+    assert load_any_checkpoint(sampled).iteration == head["iteration"]
+    earlier = tmp_path / "earlier.ckpt"  # the whole-table format sampled checkpoints had before they streamed
+    earlier.write_bytes(pack({"format": "distcfr-checkpoint", "version": 1, "game": SAMPLED, "mode": "sampled"}))
+    with pytest.raises(distcfr.BadFile, match="earlier format"):
+        load_any_checkpoint(earlier)
 
 
 def test_crafted_class_strategy_files_are_one_line(sampled_files, tmp_path, capsys):

@@ -49,6 +49,22 @@ def test_same_seed_same_file_on_1_2_3_workers(ray_local, tmp_path):
     assert all(f == files[0] for f in files[1:])
 
 
+@pytest.mark.slow
+def test_checkpoints_stream_the_same_bytes_on_any_worker_count_and_resume_bitwise(ray_local, tmp_path,
+                                                                                   monkeypatch):
+    import distcfr.io.sampled_checkpoint as file_format
+
+    monkeypatch.setattr(file_format, "CHUNK_BYTES", 1000)  # chunks of a few rows, many across two workers' rows
+    checkpoints = []
+    for workers in (0, 1, 3):
+        checkpoints.append(tmp_path / f"w{workers}.ckpt")
+        cli(tmp_path, f"part{workers}", "--iterations", "4", "--workers", str(workers), "--checkpoint",
+            str(checkpoints[-1]))
+    assert len({c.read_bytes() for c in checkpoints}) == 1
+    straight = cli(tmp_path, "straight", "--iterations", "9", "--workers", "0")
+    assert cli(tmp_path, "resumed", "--iterations", "9", "--workers", "2", "--resume", str(checkpoints[1])) == straight
+
+
 def test_sampled_strategy_converges_to_the_exact_game():
     game = distcfr.load_game(SMALL)
     exact = distcfr.Solver(game).solve(target_exploitability=1e-7, iterations=20_000)
@@ -107,7 +123,7 @@ def test_a_half_iteration_cut_short_and_finished_later_gives_the_same_bits(monke
     game = distcfr.load_game("draw27(ranks=8,suits=2,hand=3,stacks=3:10:7)")
 
     def tables(solver):
-        regrets, sums = solver.checkpoint().regrets, solver.checkpoint().sums
+        regrets, sums = solver.shards.tables()
         return {(kind, name): t.tobytes() for kind, d in (("r", regrets), ("s", sums)) for name, t in d.items()}
 
     straight = SampledSolver(game, batch=200, seed=2, shards=4)
@@ -141,7 +157,7 @@ def test_each_stack_of_a_list_is_the_stack_solved_alone_to_float32_rounding():
         solver = SampledSolver(distcfr.load_game(f"draw27(ranks=8,suits=2,hand=3,stacks={stacks})"), batch=600,
                                seed=3, shards=4)
         solver.solve(iterations=iterations)
-        return solver.checkpoint().regrets
+        return solver.shards.tables()[0]
 
     together = tables("3:24:3", 1)  # 8 stacks: 3, 6, ..., 24
     for at, stack in ((0, 3), (3, 12), (7, 24)):
@@ -175,5 +191,5 @@ def test_a_sampled_solve_that_cannot_fit_is_refused_in_one_line(tmp_path, capsys
     assert main(["--game", "draw27(ranks=13,suits=4,hand=5,stacks=1:20:0.5)", "--iterations", "1", "--workers", "0",
                  "--checkpoint", str(ckpt), "--out", str(tmp_path / "s.msgpack")]) == 2
     err = capsys.readouterr().err
-    assert "needs about" in err and "without --checkpoint" in err and len(err.strip().splitlines()) == 1
+    assert "needs about" in err and "fewer stacks or a cluster" in err and len(err.strip().splitlines()) == 1
     assert not ckpt.exists()

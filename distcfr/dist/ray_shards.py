@@ -168,10 +168,13 @@ class RaySampledShards(RayGroups, SampledShardSetBase):
         self.parts[player] = [sigma for sigma, _ in calls]
         self.pending = None
 
-    def load(self, regrets: dict, sums: dict) -> None:
-        self.settle()
-        self._get([a.load.remote({k: v[lo:hi] for k, v in regrets.items()}, {k: v[lo:hi] for k, v in sums.items()})
-                   for a, lo, hi in zip(self.actors, self.starts[:-1], self.starts[1:])])
+    def _call(self, group: int, method: str, *args):
+        return getattr(self.actors[group], method).remote(*args)
+
+    def _result(self, call):
+        return self._get([call])[0]
+
+    def _restart_strategy(self) -> None:
         self.parts = [[a.sigma.remote(p) for a in self.actors] for p in (0, 1)]
 
     def current(self) -> dict:

@@ -11,7 +11,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from distcfr.engine.layout import Layout
+from distcfr.engine.sampled_shards import ROWS_IN_FLIGHT
 from distcfr.games.tree import TERMINAL
+from distcfr.io.sampled_checkpoint import CHUNK_BYTES
 
 F8 = 8  # bytes of a float64 or int64 cell
 PROCESS_BASE = 4_000_000  # tree, labels and lookup tables (draw27's hand ranks): a few MB whatever the size
@@ -104,12 +106,12 @@ def available_bytes() -> int:
     return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
 
 
-def sampled_estimate(kernel, batch: int, n_shards: int, workers: int, checkpoints: bool = True) -> MemoryEstimate:
+def sampled_estimate(kernel, batch: int, n_shards: int, workers: int) -> MemoryEstimate:
     """The memory of a chance-sampled solve (:mod:`distcfr.engine.sampled_shards`): each worker
     holds its classes' float32 regrets and sums and one shard's deals, sums and strategy; the
     current strategy (float32, every class) lies once in the object store, counted with the
     coordinator, which builds the float16 average strategy (and a copy of one player's for a
-    bracket) and, with ``checkpoints``, gathers the regrets and sums to write them."""
+    bracket) and streams checkpoints a few chunks at a time."""
     per_class = sum(int(np.prod(b.shape)) for b in kernel.blocks)  # table cells per hand class
     strategy = kernel.n_classes * per_class * 4
     rows = -(-kernel.n_classes // max(workers, 1))
@@ -117,5 +119,5 @@ def sampled_estimate(kernel, batch: int, n_shards: int, workers: int, checkpoint
     shard_deals = -(-batch // n_shards) + shard_rows
     shard = shard_rows * per_class * 4 * 6 + shard_deals * 4 * kernel.hand * 4 * 12  # sums, update; deals, shuffle
     per_worker = 2 * rows * per_class * 4 + shard + PROCESS_BASE + 64_000_000  # rank and class lookups
-    coordinator = strategy + strategy // 2 + strategy // 2 + (2 * strategy if checkpoints else 0)
+    coordinator = strategy + strategy // 2 + strategy // 2 + (ROWS_IN_FLIGHT + 1) * CHUNK_BYTES
     return MemoryEstimate(coordinator, 0, per_worker, workers, 0)

@@ -18,6 +18,8 @@ constant (its share of the hands) changes neither regret matching nor the averag
 from __future__ import annotations
 
 import dataclasses
+from collections import deque
+from collections.abc import Iterable, Iterator
 
 import numpy as np
 
@@ -27,6 +29,7 @@ from distcfr.games.registry import load_game
 
 TABLE_DTYPE = np.float32  # regrets and sums: 245 MB per stack for 5 cards from 52
 PUBLISH_ROWS = 4096  # strategy rows per object-store object: a worker never holds a copy of all of its rows
+ROWS_IN_FLIGHT = 2  # table chunks on their way at once while a checkpoint streams
 STREAM_DOMAIN = 2  # the deal streams of solves (0: uniform deals, 1: bracket deals by class)
 
 
@@ -193,13 +196,19 @@ class SampledRowGroup:
         """(regrets, sums) of this group's rows, per block."""
         return self.regrets, self.sums
 
-    def load(self, regrets: dict, sums: dict) -> None:
-        """Set this group's rows from full (C, ...) tables, or from tables of just its rows."""
-        for mine, given in ((self.regrets, regrets), (self.sums, sums)):
-            for name, table in mine.items():
-                source = given[name]
-                table[...] = source[self.lo:self.hi] if len(source) != len(table) else source
+    def table_rows(self, kind: str, name: str, lo: int, hi: int) -> np.ndarray:
+        """Rows [lo, hi) (class indices, within this group's) of table ``name`` of ``kind``
+        ("regrets" or "sums")."""
+        return self._table(kind, name)[lo - self.lo:hi - self.lo]
+
+    def set_table_rows(self, kind: str, name: str, lo: int, rows: np.ndarray) -> None:
+        """Set rows from ``lo`` on (see :meth:`table_rows`); the next half-iteration starts afresh."""
+        self._table(kind, name)[lo - self.lo:lo - self.lo + len(rows)] = rows
         self.done = (None, None, self.first)
+
+    def _table(self, kind: str, name: str) -> np.ndarray:
+        assert kind in ("regrets", "sums"), kind
+        return getattr(self, kind)[name]
 
 
 class SampledShardSetBase:
@@ -208,6 +217,7 @@ class SampledShardSetBase:
 
     n_shards: int
     starts: list[int]  # first class row of each group, then the number of classes
+    tables_dtype = np.dtype(TABLE_DTYPE)  # of the regrets and sums
 
     def half_iteration(self, player: int, iteration: int, weight: float) -> None:
         raise NotImplementedError
@@ -217,9 +227,59 @@ class SampledShardSetBase:
         raise NotImplementedError
 
     def tables(self) -> tuple[dict, dict]:
-        """(regrets, sums): full (C, ...) tables per block."""
+        """(regrets, sums): full (C, ...) tables per block (small games: tests and benches)."""
         parts = self._gather("tables")
         return tuple({name: _joined([p[i][name] for p in parts]) for name in parts[0][i]} for i in (0, 1))
+
+    def read_rows(self, requests: list[tuple[str, int, int]]) -> Iterator[np.ndarray]:
+        """For each request (table "regrets.<block>" or "sums.<block>", lo, hi), in order, those
+        rows of the table; a few requests are in flight at once, never a whole table."""
+        self.settle()
+        pending: deque = deque()
+        for table, lo, hi in requests:
+            kind, name = table.split(".", 1)
+            pending.append([self._call(g, "table_rows", kind, name, a, b) for g, a, b in self._owners(lo, hi)])
+            if len(pending) > ROWS_IN_FLIGHT:
+                yield _joined([self._result(call) for call in pending.popleft()])
+        while pending:
+            yield _joined([self._result(call) for call in pending.popleft()])
+
+    def write_rows(self, chunks: Iterable[tuple[str, int, np.ndarray]]) -> None:
+        """Set the tables from (table, first row, rows) chunks (see :meth:`read_rows`); the
+        current strategy is then regret matching on the new regrets."""
+        self.settle()
+        pending: deque = deque()
+        for table, lo, rows in chunks:
+            kind, name = table.split(".", 1)
+            pending.extend(self._call(g, "set_table_rows", kind, name, a, rows[a - lo:b - lo])
+                           for g, a, b in self._owners(lo, lo + len(rows)))
+            while len(pending) > ROWS_IN_FLIGHT:
+                self._result(pending.popleft())
+        for call in pending:
+            self._result(call)
+        self._restart_strategy()
+
+    def load(self, regrets: dict, sums: dict) -> None:
+        """Set the tables from full (C, ...) tables per block."""
+        self.write_rows((f"{kind}.{name}", 0, table) for kind, tables in (("regrets", regrets), ("sums", sums))
+                        for name, table in tables.items())
+
+    def _owners(self, lo: int, hi: int) -> Iterator[tuple[int, int, int]]:
+        """(group, lo, hi): the part of rows [lo, hi) each group owns."""
+        for group, (first, stop) in enumerate(zip(self.starts[:-1], self.starts[1:])):
+            if first < hi and lo < stop:
+                yield group, max(first, lo), min(stop, hi)
+
+    def _call(self, group: int, method: str, *args):
+        """Start ``method(*args)`` on a group; :meth:`_result` waits for it."""
+        raise NotImplementedError
+
+    def _result(self, call):
+        raise NotImplementedError
+
+    def _restart_strategy(self) -> None:
+        """Publish every group's strategy anew (after its tables were set)."""
+        raise NotImplementedError
 
     def average(self) -> dict[str, np.ndarray]:
         """{block: (C, ...) float16} the average strategy."""
@@ -247,6 +307,8 @@ class LocalSampledShards(SampledShardSetBase):
                  group_class=SampledRowGroup):
         self.n_shards = n_shards
         self.group = group_class(spec, n_shards, 0, n_shards, seed, batch, table_dtype)
+        self.tables_dtype = np.dtype(table_dtype)
+        self.starts = list(self.group.rows())
         self.parts = [self.group.sigma(0), self.group.sigma(1)]
         self.pending: tuple | None = None
 
@@ -265,8 +327,13 @@ class LocalSampledShards(SampledShardSetBase):
             self.parts[player] = self.group.half_iteration(*self.pending, self.parts[1 - player])[0]
             self.pending = None
 
-    def load(self, regrets: dict, sums: dict) -> None:
-        self.group.load(regrets, sums)
+    def _call(self, group: int, method: str, *args):
+        return getattr(self.group, method)(*args)
+
+    def _result(self, call):
+        return call
+
+    def _restart_strategy(self) -> None:
         self.parts = [self.group.sigma(0), self.group.sigma(1)]
 
     def current(self) -> dict[str, np.ndarray]:

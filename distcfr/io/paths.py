@@ -12,10 +12,12 @@ atomically so a failed write leaves the previous file as it was.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
@@ -154,18 +156,23 @@ def check_writable(path) -> Path:
 
 
 def write_atomic(path, payload: bytes) -> None:
-    """Write ``payload`` to a temporary file beside ``path``, flush it to disk, then rename it
-    over ``path``. On any failure (a full disk mid-write included) the temporary file is
-    removed, the file at ``path`` is as it was, and an OSError becomes one line
-    (BadParameter) naming the path and the reason."""
+    """Write ``payload`` to ``path`` atomically (see :func:`atomic_writer`)."""
+    with atomic_writer(path) as out:
+        out.write(payload)
+
+
+@contextlib.contextmanager
+def atomic_writer(path) -> Iterator[_Writer]:
+    """A binary file to write in pieces, left at ``path`` only when the block ends without an
+    error: it is a temporary file beside ``path``, flushed to disk, then renamed over it. On any
+    failure (a full disk mid-write, a signal) the temporary file is removed and the file at
+    ``path`` is as it was; an OSError becomes one line (BadParameter) naming the path and why."""
     path = Path(path)
     _check_target(path)
     fd, tmp = _temporary_beside(path)
     try:
         try:
-            view = memoryview(payload)
-            while view:
-                view = view[os.write(fd, view):]
+            yield _Writer(fd)
             os.fsync(fd)
         finally:
             os.close(fd)
@@ -179,6 +186,18 @@ def write_atomic(path, payload: bytes) -> None:
             raise write_error(path, err) from None
         raise
     _sync_folder(path.parent)
+
+
+class _Writer:
+    """Unbuffered writes to a file descriptor, each written whole."""
+
+    def __init__(self, fd: int):
+        self.fd = fd
+
+    def write(self, data) -> None:
+        view = memoryview(data).cast("B")
+        while view:
+            view = view[os.write(self.fd, view):]
 
 
 def _sync_folder(folder: Path) -> None:

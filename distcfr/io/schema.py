@@ -336,7 +336,7 @@ class Array(Field):
         array = np.frombuffer(data, dtype=dtype).reshape(shape).copy()
         if self.values is not None:
             legal = ctx.dims[self.legal] if self.values == "distribution" and self.legal is not None else None
-            _check_values(array, self.values, ctx, name, legal)
+            check_values(array, self.values, ctx, name, legal)
         return array
 
     def max_bytes(self, ctx):
@@ -346,7 +346,8 @@ class Array(Field):
         return Limits(str=8, bin=self._bytes(ctx), array=len(self.shape), map=3)
 
 
-def _check_values(array: np.ndarray, kind: str, ctx: Context, name: str, legal) -> None:
+def check_values(array: np.ndarray, kind: str, ctx: Context, name: str, legal=None) -> None:
+    """BadFile unless ``array`` holds what ``kind`` (one of ``VALUE_CHECKS``) says."""
     if not np.isfinite(array).all():
         raise ctx.fail(name, "holds values that are not finite (NaN or infinity)")
     if kind == "finite":

@@ -10,7 +10,8 @@ from distcfr.engine.layout import Layout
 from distcfr.errors import BadFile, DistcfrError
 from distcfr.evaluate.strategy import game_layout
 from distcfr.io.checkpoint import UPDATES, open_checkpoint_file, write_checkpoint_file
-from distcfr.io.schema import game_dims
+from distcfr.io.sampled_checkpoint import KIND as SAMPLED_KIND
+from distcfr.io.schema import file_format, game_dims
 from distcfr.solve.rules import Rule, rule_from_fields
 
 TABLES = ("regrets", "sums", "sigma", "prediction")
@@ -48,8 +49,13 @@ class Checkpoint:
         """Read and check a checkpoint: every field against the schema (distcfr.io.checkpoint)
         with the tables' shapes taken from the game it names, then what needs the update rule.
         BadFile (one line) for anything that is not a checkpoint of a real run."""
+        if file_format(path) == SAMPLED_KIND:
+            raise BadFile(f"{path} is a checkpoint of a sampled solve, not of an exact one")
         with open_checkpoint_file(path) as file:
             spec = file.header["game"]
+            if file.header["mode"] == "sampled":  # written before sampled checkpoints streamed (their own format)
+                raise BadFile(f"{path} is a sampled checkpoint of an earlier format, which this distcfr no longer "
+                              f"reads; start the run again")
             if file.header["mode"] not in (None, "exact"):
                 raise BadFile(f"{path} is a checkpoint of a {file.header['mode']} solve, not of an exact one")
             layout = game_layout(path, spec)
@@ -89,10 +95,8 @@ def _check_iteration(path, layout: Layout, rule: Rule, fields: dict) -> None:
 
 
 def load_any_checkpoint(path):
-    """A Checkpoint, or a SampledCheckpoint for a sampled solve's file (its header says which)."""
-    with open_checkpoint_file(path) as file:
-        mode = file.header["mode"]
-    if mode == "sampled":
+    """A Checkpoint, or a SampledCheckpoint for a sampled solve's file (its format says which)."""
+    if file_format(path) == SAMPLED_KIND:
         from distcfr.solve.sampled_solver import SampledCheckpoint
 
         return SampledCheckpoint.load(path)

@@ -55,6 +55,7 @@ class RunResult:
     wall_seconds: float = 0.0
     iterations_run: int = 0
     history: list[tuple[int, float]] = field(default_factory=list)  # (iteration, exploitability)
+    checkpoint_seconds: list[float] = field(default_factory=list)  # how long each checkpoint took to write
 
 
 class StopRequested(KeyboardInterrupt):
@@ -106,7 +107,7 @@ def run(solver: Solver, plan: RunPlan, on_iteration: Callable[[Solver, float | N
             if on_iteration is not None:
                 on_iteration(solver, expl)
             if plan.checkpoint and solver.iteration % plan.checkpoint_every == 0:
-                solver.checkpoint().save(plan.checkpoint)
+                _save(solver, plan.checkpoint, result)
             if expl is not None and plan.target is not None and expl <= plan.target:
                 break
             if plan.seconds is not None and time.perf_counter() - start >= plan.seconds:
@@ -119,5 +120,11 @@ def run(solver: Solver, plan: RunPlan, on_iteration: Callable[[Solver, float | N
     result.wall_seconds = time.perf_counter() - start
     result.iterations_run = solver.iteration - first
     if plan.checkpoint:
-        solver.checkpoint().save(plan.checkpoint)
+        _save(solver, plan.checkpoint, result)
     return result
+
+
+def _save(solver, path: Path, result: RunResult) -> None:
+    began = time.perf_counter()
+    solver.checkpoint().save(path)
+    result.checkpoint_seconds.append(time.perf_counter() - began)

@@ -14,7 +14,7 @@ Sandholm, AAAI 2019).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,7 +23,7 @@ from distcfr.engine.sampled_shards import TABLE_DTYPE, LocalSampledShards, class
 from distcfr.errors import BadFile, BadParameter, DistcfrError
 from distcfr.evaluate.class_strategy import ClassStrategy
 from distcfr.games.registry import load_game
-from distcfr.io.checkpoint import open_checkpoint_file, sampled_checkpoint_schema, write_checkpoint_file
+from distcfr.io.sampled_checkpoint import SampledCheckpointFile, TableSpec, write_sampled_checkpoint
 from distcfr.solve.rules import Rule, make_rule, rule_from_fields
 from distcfr.solve.run import RunPlan, run
 
@@ -138,25 +138,37 @@ class SampledSolver:
         self.close()
 
     def checkpoint(self) -> SampledCheckpoint:
+        """Where the run stands; ``.save(path)`` streams the tables from the shards to a file."""
         self._settle()
-        regrets, sums = self.shards.tables()
         return SampledCheckpoint(self.game.spec, self.rule, self.seed, self.batch, self.n_shards, self.iteration,
-                                 self.phase, regrets, sums)
+                                 self.phase, source=self.shards)
 
     @classmethod
     def from_checkpoint(cls, checkpoint: SampledCheckpoint, shard_set: Callable | None = None) -> SampledSolver:
-        """Continue ``checkpoint`` bitwise as if it had never stopped, on any shard set."""
+        """Continue ``checkpoint`` bitwise as if it had never stopped, on any shard set (its
+        tables stream from its file, or its solver's shards, to the new shards)."""
         solver = cls(load_game(checkpoint.game), checkpoint.rule.name, checkpoint.batch, checkpoint.seed,
                      checkpoint.shards, shard_set)
-        solver.shards.load(checkpoint.regrets, checkpoint.sums)
+        try:
+            solver.shards.write_rows(checkpoint.chunks(solver.shards.tables_dtype))
+        except BaseException:
+            solver.close()
+            raise
         solver.iteration, solver.phase = checkpoint.iteration, checkpoint.phase
         return solver
 
 
+def table_specs(kernel) -> list[TableSpec]:
+    """The tables of a sampled checkpoint, in file order: every block's regrets, then its sums."""
+    return ([TableSpec(f"regrets.{b.name}", (kernel.n_classes, *b.shape), "finite") for b in kernel.blocks]
+            + [TableSpec(f"sums.{b.name}", (kernel.n_classes, *b.shape), "nonnegative") for b in kernel.blocks])
+
+
 @dataclass(frozen=True, eq=False)
 class SampledCheckpoint:
-    """A sampled solve's state: the stream key (seed, batch, shards), where it stands, and the
-    regret and sum tables per block (the current strategy is regret matching on the regrets)."""
+    """A sampled solve's state: the stream key (seed, batch, shards), where it stands, and where
+    its regret and sum tables are: a running solver's shards (``source``) or a checked file
+    (``path``). The current strategy is regret matching on the regrets."""
 
     game: str
     rule: Rule
@@ -165,40 +177,55 @@ class SampledCheckpoint:
     shards: int
     iteration: int
     phase: int
-    regrets: dict
-    sums: dict
+    source: object = None  # a sampled shard set
+    path: object = None
     mode = "sampled"
     updates = "alternating"
 
     def save(self, path) -> None:
-        fields = {"mode": "sampled", "game": self.game, "rule": self.rule.fields(), "seed": self.seed,
-                  "batch": self.batch, "shards": self.shards, "iteration": self.iteration, "phase": self.phase}
-        tables = {f"regrets.{k}": v for k, v in self.regrets.items()} | {f"sums.{k}": v for k, v in self.sums.items()}
-        schema = sampled_checkpoint_schema({name: tuple(table.shape[1:]) for name, table in self.regrets.items()})
-        write_checkpoint_file(path, fields, tables, schema)
+        """Write the checkpoint to ``path`` atomically, a chunk of rows at a time (the file
+        format: distcfr.io.sampled_checkpoint)."""
+        assert self.source is not None, "a checkpoint read from a file is saved by the solver it resumes"
+        fields = {"game": self.game, "rule": self.rule.fields(), "seed": self.seed, "batch": self.batch,
+                  "shards": self.shards, "iteration": self.iteration, "phase": self.phase}
+        kernel = load_game(self.game).sampled()
+        write_sampled_checkpoint(path, fields, table_specs(kernel), np.dtype(self.source.tables_dtype).str,
+                                 self.source.read_rows)
+
+    def chunks(self, dtype) -> Iterator[tuple[str, int, np.ndarray]]:
+        """(table, first row, rows) of every table, as ``dtype``."""
+        if self.source is not None:
+            requests = [(t.name, 0, t.shape[0]) for t in table_specs(load_game(self.game).sampled())]
+            for (name, lo, _), rows in zip(requests, self.source.read_rows(requests)):
+                yield name, lo, rows.astype(dtype, copy=False)
+            return
+        with SampledCheckpointFile(self.path) as file:
+            self._read_fields(file)
+            for name, lo, rows in file.tables():
+                yield name, lo, rows.astype(dtype, copy=False)
 
     @classmethod
     def load(cls, path) -> SampledCheckpoint:
-        """Read and check a sampled checkpoint: every field against its schema
-        (distcfr.io.checkpoint), the tables' shapes taken from the game it names. BadFile (one
-        line) for anything that is not a checkpoint of a real sampled run."""
-        with open_checkpoint_file(path) as file:
-            spec = file.header["game"]
-            if file.header["mode"] != "sampled":
-                raise BadFile(f"{path} is a checkpoint of an exact solve, not of a sampled one")
-            try:
-                game = load_game(spec)
-                kernel = game.sampled()
-            except (DistcfrError, AttributeError) as err:
-                raise BadFile(f"{path}: its game {spec[:200]!r} cannot be sampled: {err}") from None
-            blocks = {b.name: tuple(int(n) for n in b.shape) for b in kernel.blocks}
-            fields = file.read({"game": game.spec, "classes": kernel.n_classes}, sampled_checkpoint_schema(blocks))
+        """Read and check a sampled checkpoint's fields and length (its tables are checked chunk
+        by chunk as they stream into a solver: :meth:`chunks`). BadFile (one line) for anything
+        that is not a checkpoint of a real sampled run."""
+        with SampledCheckpointFile(path) as file:
+            return cls._read_fields(file)
+
+    @classmethod
+    def _read_fields(cls, file: SampledCheckpointFile) -> SampledCheckpoint:
+        path, spec = file.path, file.header["game"]
+        try:
+            game = load_game(spec)
+            kernel = game.sampled()
+        except (DistcfrError, AttributeError) as err:
+            raise BadFile(f"{path}: its game {spec[:200]!r} cannot be sampled: {err}") from None
+        fields = file.read_fields({"game": game.spec}, table_specs(kernel))
         try:
             rule = sampled_rule(rule_from_fields(fields["rule"], complete=True).name)
         except DistcfrError as err:
             raise BadFile(f"{path}: its rule cannot be used: {err}") from None
-        ints = [fields[k] for k in ("seed", "batch", "shards", "iteration", "phase")]
         if not 1 <= fields["shards"] <= kernel.n_classes:
             raise BadFile(f"{path}: {fields['shards']} shards for {kernel.n_classes} hand classes")
-        split = {kind: {name: fields[f"{kind}.{name}"] for name in blocks} for kind in ("regrets", "sums")}
-        return cls(game.spec, rule, *ints, split["regrets"], split["sums"])
+        ints = [fields[k] for k in ("seed", "batch", "shards", "iteration", "phase")]
+        return cls(game.spec, rule, *ints, path=path)
