@@ -179,8 +179,17 @@ def test_a_sampled_stack_sweep_finds_the_one_card_break_even(tmp_path):
     low, high = data["break_even_interval"]
     assert low <= 3.9403 <= high and high - low < 0.5
     assert len(data["break_even"]) == 1 and abs(data["break_even"][0] - 3.9403) < 0.25
-    values = [row["value"] for row in data["per_variant"]]
+    values = np.array([row["value"] for row in data["per_variant"]])
     assert values[0] > 0 > values[-1]  # short stacks favour the button
+    # every stack's sampled value lands on the exact game value: within its error bars around the value of
+    # the profile it measures, which is itself within the profile's exact exploitability of the game value
+    game = distcfr.load_game("draw27(ranks=13,suits=1,hand=1,stacks=3:5:0.25)")
+    exact = distcfr.Solver(game).solve(target_exploitability=1e-7, iterations=20_000).value_per_variant
+    profile = load_class_strategy(out).to_exact()
+    se = np.array([row["value_se"] for row in data["per_variant"]])
+    assert (np.abs(values - profile.value_per_variant) < 4.5 * se).all()
+    assert (np.abs(values - exact) < 4.5 * se + profile.exploitability_per_variant() + 1e-9).all()
+    assert np.abs(values - exact).max() < 0.02  # BB: the sweep's values, not just their signs
 
 
 def test_a_sampled_solve_that_cannot_fit_is_refused_in_one_line(tmp_path, capsys, monkeypatch):
