@@ -24,6 +24,9 @@ from distcfr.solve.sampled_solver import SampledSolver
 
 DEFAULT_MINUTES = 10.0
 EVAL_SHARE = 0.1  # progress brackets take at most this share of a run's time
+# progress brackets only where the estimate leaves this margin (at 39 stacks of 5 cards the measured peak came
+# out 15% above it, and Ray's memory monitor kills workers at 95% of the node's memory)
+BRACKET_MARGIN = 0.8
 PROGRESS_SHARE = 4  # a progress bracket has this many times fewer deals per class than the final one
 AUTO_RAY_BATCH = 20_000  # deals per half-iteration from which --workers auto uses Ray (~100,000 deals/s a core)
 
@@ -34,6 +37,7 @@ class _SampledLauncher:
     def __init__(self, args):
         self.args, self.started_ray, self.memory, self.workers = args, False, None, 0
         self.resume_seconds: float | None = None  # how long streaming the checkpoint in took
+        self.progress_brackets = True
 
     def __call__(self, spec, n_shards, seed, batch):
         from distcfr.dist.launch import make_sampled_shards
@@ -53,6 +57,14 @@ class _SampledLauncher:
         if self.memory.this_machine > available:
             raise BadParameter(f"{spec} needs about {self.memory.this_machine / 1e9:.1f} GB here, "
                                f"{available / 1e9:.1f} GB are available: use fewer stacks or a cluster (--address)")
+        self.progress_brackets = self.memory.with_bracket <= BRACKET_MARGIN * available
+        if not self.progress_brackets and self.args.target_exploitability is not None:
+            raise BadParameter(f"--target-exploitability needs a bracket beside the workers: about "
+                               f"{self.memory.with_bracket / 1e9:.1f} GB, {available / 1e9:.1f} GB are available; "
+                               f"use --minutes or --iterations")
+        if not self.progress_brackets and not self.args.quiet:
+            print(f"  progress brackets off: one needs {self.memory.bracket / 1e9:.1f} GB more beside the workers; "
+                  f"the final bracket runs after they are released")
         shards, self.started_ray = make_sampled_shards(spec, n_shards, workers, self.args.address, seed, batch)
         return shards
 
@@ -108,7 +120,7 @@ def _run(args, game, solver: SampledSolver, plan: RunPlan, launcher) -> dict:
         progress.update(s.iteration, s.iteration, None, f"  {rate:,.0f} deals/s  "
                         f"{np.median(s.visits(1)):,.0f} visits per class{shown}{workers}")
 
-    plan = dataclasses.replace(plan, evaluate=True, evaluator=evaluator, eval_share=EVAL_SHARE)
+    plan = dataclasses.replace(plan, evaluate=launcher.progress_brackets, evaluator=evaluator, eval_share=EVAL_SHARE)
 
     on_stop = None
     if where["workers"]:
@@ -116,6 +128,7 @@ def _run(args, game, solver: SampledSolver, plan: RunPlan, launcher) -> dict:
     result = run(solver, plan, after_iteration, on_stop=on_stop)
     progress.close()
     strategy = solver.average_strategy()
+    solver.close()  # the bracket needs the average strategy only: the workers' memory goes back first
     if result.interrupted:
         strategy.save(args.out)
         print(f"interrupted {game.spec} at iteration {solver.iteration} ({solver.deals_done:,} deals): average "

@@ -21,7 +21,7 @@ import os
 
 import numpy as np
 import ray
-from ray.exceptions import GetTimeoutError, RayActorError
+from ray.exceptions import GetTimeoutError, OutOfMemoryError, RayActorError
 from ray.util.placement_group import placement_group, remove_placement_group
 from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
 
@@ -192,6 +192,8 @@ class RaySampledShards(RayGroups, SampledShardSetBase):
     def _get(self, refs: list) -> list:
         try:
             return ray.get(refs)
-        except RayActorError as err:
-            raise ClusterError(f"a sampled worker died and its table rows with it: "
-                               f"{str(err).strip().splitlines()[0]}; resume from the checkpoint (--resume)") from None
+        except (RayActorError, OutOfMemoryError) as err:
+            cause = "the machine ran out of memory" if isinstance(err, OutOfMemoryError) else \
+                str(err).strip().splitlines()[0]
+            raise ClusterError(f"a sampled worker died and its table rows with it ({cause}); resume from the "
+                               f"checkpoint (--resume)") from None

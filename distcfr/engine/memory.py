@@ -26,6 +26,12 @@ class MemoryEstimate:
     per_worker: int  # peak of one worker holding an equal share of the shards (deals included)
     workers: int  # 0: the shards live in this process
     pass_bytes: int  # strategy-dependent arrays one CFR pass sweeps (a proxy for its time)
+    bracket: int = 0  # sampled solves: what an exploitability bracket adds at the coordinator
+
+    @property
+    def with_bracket(self) -> int:
+        """Peak bytes on this machine while a bracket is computed beside the workers."""
+        return self.this_machine + self.bracket
 
     @property
     def this_machine(self) -> int:
@@ -37,11 +43,13 @@ class MemoryEstimate:
 
     def describe(self) -> str:
         where = "in this process" if self.workers == 0 else f"{self.workers} workers x {_gb(self.per_worker)}"
-        return f"memory: about {_gb(self.this_machine)} ({_gb(self.coordinator)} tables, shards {where})"
+        bracket = f", a bracket {_gb(self.bracket)} more" if self.bracket else ""
+        return (f"memory: about {_gb(self.this_machine)} ({_gb(self.coordinator)} at the coordinator, "
+                f"shards {where}{bracket})")
 
     def as_dict(self) -> dict:
         return {"tables_bytes": self.coordinator, "per_worker_bytes": self.per_worker, "workers": self.workers,
-                "this_machine_bytes": self.this_machine}
+                "this_machine_bytes": self.this_machine, "bracket_bytes": self.bracket}
 
 
 def _gb(n: int) -> str:
@@ -110,8 +118,8 @@ def sampled_estimate(kernel, batch: int, n_shards: int, workers: int) -> MemoryE
     """The memory of a chance-sampled solve (:mod:`distcfr.engine.sampled_shards`): each worker
     holds its classes' float32 regrets and sums and one shard's deals, sums and strategy; the
     current strategy (float32, every class) lies once in the object store, counted with the
-    coordinator, which builds the float16 average strategy (and a copy of one player's for a
-    bracket) and streams checkpoints a few chunks at a time."""
+    coordinator, which streams checkpoints a few chunks at a time; a bracket adds the float16
+    average strategy and a copy of one player's rows there."""
     per_class = sum(int(np.prod(b.shape)) for b in kernel.blocks)  # table cells per hand class
     strategy = kernel.n_classes * per_class * 4
     rows = -(-kernel.n_classes // max(workers, 1))
@@ -119,5 +127,6 @@ def sampled_estimate(kernel, batch: int, n_shards: int, workers: int) -> MemoryE
     shard_deals = -(-batch // n_shards) + shard_rows
     shard = shard_rows * per_class * 4 * 6 + shard_deals * 4 * kernel.hand * 4 * 12  # sums, update; deals, shuffle
     per_worker = 2 * rows * per_class * 4 + shard + PROCESS_BASE + 64_000_000  # rank and class lookups
-    coordinator = strategy + strategy // 2 + strategy // 2 + (ROWS_IN_FLIGHT + 1) * CHUNK_BYTES
-    return MemoryEstimate(coordinator, 0, per_worker, workers, 0)
+    coordinator = strategy + (ROWS_IN_FLIGHT + 1) * CHUNK_BYTES
+    bracket = strategy // 2 + strategy // 2  # the float16 average, and a copy of the responding player's rows
+    return MemoryEstimate(coordinator, 0, per_worker, workers, 0, bracket)
