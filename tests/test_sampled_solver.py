@@ -202,3 +202,24 @@ def test_a_sampled_solve_that_cannot_fit_is_refused_in_one_line(tmp_path, capsys
     err = capsys.readouterr().err
     assert "needs about" in err and "fewer stacks or a cluster" in err and len(err.strip().splitlines()) == 1
     assert not ckpt.exists()
+
+
+def test_progress_brackets_are_off_where_a_bracket_does_not_fit_beside_the_workers(tmp_path, capsys, monkeypatch):
+    import distcfr.sampled_cli as sampled_cli
+    from distcfr.engine.memory import sampled_estimate
+
+    game = distcfr.load_game(SMALL)
+    memory = sampled_estimate(game.sampled(), 400, 4, 0)
+    # available memory where the run fits and a bracket beside it does not
+    between = (memory.this_machine + memory.with_bracket / sampled_cli.BRACKET_MARGIN) / 2
+    monkeypatch.setattr(sampled_cli, "available_bytes", lambda: int(between))
+    summary = tmp_path / "s.json"
+    assert main(["--game", SMALL, "--sampling", "--batch", "400", "--shards", "4", "--iterations", "20",
+                 "--eval-every", "2", "--workers", "0", "--bracket-samples", "200",
+                 "--out", str(tmp_path / "s.msgpack"), "--summary-json", str(summary)]) == 0
+    assert "progress brackets off" in capsys.readouterr().out
+    data = json.loads(summary.read_text())
+    assert data["bracket_history"] == [] and 0 <= data["exploitability_ci"][0] < data["exploitability_ci"][1]
+    assert main(["--game", SMALL, "--sampling", "--batch", "400", "--shards", "4", "--iterations", "20",
+                 "--target-exploitability", "0.1", "--out", str(tmp_path / "t.msgpack")]) == 2
+    assert "needs a bracket beside the workers" in capsys.readouterr().err
