@@ -63,8 +63,8 @@ class _SampledLauncher:
                                f"{self.memory.with_bracket / 1e9:.1f} GB, {available / 1e9:.1f} GB are available; "
                                f"use --minutes or --iterations")
         if not self.progress_brackets and not self.args.quiet:
-            print(f"  progress brackets off: one needs {self.memory.bracket / 1e9:.1f} GB more beside the workers; "
-                  f"the final bracket runs after they are released")
+            print(f"  progress brackets off: one needs {self.memory.bracket / 1e9:.1f} GB more beside the run; "
+                  f"the final bracket runs once the current strategy is let go")
         shards, self.started_ray = make_sampled_shards(spec, n_shards, workers, self.args.address, seed, batch)
         return shards
 
@@ -109,7 +109,7 @@ def _run(args, game, solver: SampledSolver, plan: RunPlan, launcher) -> dict:
     per_class = max(2, (args.bracket_samples or default_per_class(solver.kernel)) // PROGRESS_SHARE)
 
     def evaluator(s):
-        latest[:] = [s.average_strategy().bracket(per_class)]
+        latest[:] = [s.bracket(per_class)]
         history.append({"seconds": time.perf_counter() - start, "iteration": s.iteration,
                         "low": float(latest[0].low.max()), "high": float(latest[0].high.max())})
         return float(latest[0].high.max())
@@ -127,14 +127,17 @@ def _run(args, game, solver: SampledSolver, plan: RunPlan, launcher) -> dict:
         from distcfr.dist.runtime import silence_ray_logs as on_stop
     result = run(solver, plan, after_iteration, on_stop=on_stop)
     progress.close()
-    strategy = solver.average_strategy()
-    solver.close()  # the bracket needs the average strategy only: the workers' memory goes back first
     if result.interrupted:
+        strategy = solver.average_strategy()
+        solver.close()
         strategy.save(args.out)
         print(f"interrupted {game.spec} at iteration {solver.iteration} ({solver.deals_done:,} deals): average "
               f"strategy written to {args.out}" + (f", checkpoint {args.checkpoint}" if args.checkpoint else ""))
         return {"interrupted": True}
-    bracket = strategy.bracket(args.bracket_samples)
+    solver.release_strategy()  # the run is over: its memory goes to the bracket and the average
+    bracket = solver.bracket(args.bracket_samples)
+    strategy = solver.average_strategy()
+    solver.close()
     summary = summarize_sampled(game, solver, bracket, result.wall_seconds, result.iterations_run,
                                 solver.deals_done - first_deals)
     summary.update(where)

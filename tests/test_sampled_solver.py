@@ -223,3 +223,21 @@ def test_progress_brackets_are_off_where_a_bracket_does_not_fit_beside_the_worke
     assert main(["--game", SMALL, "--sampling", "--batch", "400", "--shards", "4", "--iterations", "20",
                  "--target-exploitability", "0.1", "--out", str(tmp_path / "t.msgpack")]) == 2
     assert "needs a bracket beside the workers" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_the_workers_bracket_is_the_gathered_strategys_bracket_bit_for_bit(ray_local, monkeypatch):
+    import distcfr.evaluate.sampled as sampled
+    from distcfr.dist.launch import make_sampled_shards
+
+    monkeypatch.setattr(sampled, "BRACKET_CHUNK", 60)  # 2 classes per chunk: 18 chunks over the 3 workers
+
+    def on_three(spec, n_shards, seed, batch):
+        return make_sampled_shards(spec, n_shards, 3, None, seed, batch)[0]
+
+    with SampledSolver(distcfr.load_game(SMALL), batch=400, seed=3, shards=5, shard_set=on_three) as solver:
+        solver.solve(iterations=6)
+        spread, gathered = solver.bracket(30), solver.average_strategy().bracket(30)
+    for field in ("low", "low_se", "high", "high_se", "value", "value_se"):
+        assert getattr(spread, field).tobytes() == getattr(gathered, field).tobytes(), field
+    assert (spread.high > spread.low).all() and (spread.value_se > 0).all()

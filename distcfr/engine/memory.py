@@ -118,8 +118,10 @@ def sampled_estimate(kernel, batch: int, n_shards: int, workers: int) -> MemoryE
     """The memory of a chance-sampled solve (:mod:`distcfr.engine.sampled_shards`): each worker
     holds its classes' float32 regrets and sums and one shard's deals, sums and strategy; the
     current strategy (float32, every class) lies once in the object store, counted with the
-    coordinator, which streams checkpoints a few chunks at a time; a bracket adds the float16
-    average strategy and a copy of one player's rows there."""
+    coordinator, which streams checkpoints a few chunks at a time. A bracket adds the float16
+    average strategy, published by the workers for each other to read. At the end of a run the
+    current strategy is let go before the final bracket, and the average then gathered (twice
+    its size while its parts are joined) fits in its place."""
     per_class = sum(int(np.prod(b.shape)) for b in kernel.blocks)  # table cells per hand class
     strategy = kernel.n_classes * per_class * 4
     rows = -(-kernel.n_classes // max(workers, 1))
@@ -128,5 +130,5 @@ def sampled_estimate(kernel, batch: int, n_shards: int, workers: int) -> MemoryE
     shard = shard_rows * per_class * 4 * 6 + shard_deals * 4 * kernel.hand * 4 * 12  # sums, update; deals, shuffle
     per_worker = 2 * rows * per_class * 4 + shard + PROCESS_BASE + 64_000_000  # rank and class lookups
     coordinator = strategy + (ROWS_IN_FLIGHT + 1) * CHUNK_BYTES
-    bracket = strategy // 2 + strategy // 2  # the float16 average, and a copy of the responding player's rows
+    bracket = strategy // 2  # the float16 average, published by the workers beside the current strategy
     return MemoryEstimate(coordinator, 0, per_worker, workers, 0, bracket)

@@ -9,7 +9,7 @@ import numpy as np
 class RowTable:
     """Rows [starts[i], starts[i + 1]) of a (n, ...) table live in ``parts[i]`` (rows before
     starts[0] are not held). Indexing with an array of row ids (optionally followed by more
-    indices) gathers like an ndarray would."""
+    indices) gathers like an ndarray would; assigning to an array of row ids sets those rows."""
 
     def __init__(self, starts, parts: list[np.ndarray]):
         self.starts = np.asarray(starts, dtype=np.int64)  # (len(parts) + 1,)
@@ -26,6 +26,14 @@ class RowTable:
         rows, rest = (key[0], key[1:]) if isinstance(key, tuple) else (key, ())
         out = self.take(np.asarray(rows))
         return out[(slice(None), *rest)] if rest else out
+
+    def __setitem__(self, rows, values) -> None:
+        """Set whole rows (an array of row ids) in the parts that hold them."""
+        rows, values = np.asarray(rows), np.asarray(values)
+        part = np.searchsorted(self.starts, rows, side="right") - 1
+        for i in np.unique(part):
+            at = part == i
+            self.parts[i][rows[at] - self.starts[i]] = values[at]
 
     def take(self, rows: np.ndarray) -> np.ndarray:
         """(len(rows), ...) copy of the given rows."""

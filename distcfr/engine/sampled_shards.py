@@ -192,6 +192,25 @@ class SampledRowGroup:
         as float16 by default: what strategy files store, at half the memory of float32."""
         return {name: regret_matching_rows(s, dtype) for name, s in self.sums.items()}
 
+    def publish_average(self) -> StrategyRows:
+        """The average strategy of this group's rows, every block, as float16 (the values of
+        :meth:`average`), published ``PUBLISH_ROWS`` rows at a time for the others to read."""
+        firsts = list(range(self.lo, self.hi, PUBLISH_ROWS))
+        chunks = {name: [self.publish(regret_matching(s[f - self.lo:f - self.lo + PUBLISH_ROWS]).astype(np.float16))
+                         for f in firsts] for name, s in self.sums.items()}
+        return StrategyRows(firsts, self.hi, chunks)
+
+    def bracket_sums(self, seed: int, per_class: int, player: int, chunks: list[tuple[int, int]],
+                     *averages: StrategyRows) -> list[np.ndarray]:
+        """The bracket's sums of ``player`` for these class ranges (distcfr.evaluate.sampled
+        ``bracket_chunk``), against the average strategy of every group (``averages``, in row order)."""
+        from distcfr.evaluate.sampled import bracket_chunk
+
+        parts = self.fetch(list(averages))
+        firsts = [f for p in parts for f in p.firsts] + [parts[-1].stop]
+        sigma = {b.name: RowTable(firsts, [c for p in parts for c in p.chunks[b.name]]) for b in self.kernel.blocks}
+        return [bracket_chunk(self.kernel, sigma, seed, per_class, player, first, stop) for first, stop in chunks]
+
     def tables(self) -> tuple[dict, dict]:
         """(regrets, sums) of this group's rows, per block."""
         return self.regrets, self.sums
@@ -230,6 +249,29 @@ class SampledShardSetBase:
         """(regrets, sums): full (C, ...) tables per block (small games: tests and benches)."""
         parts = self._gather("tables")
         return tuple({name: _joined([p[i][name] for p in parts]) for name in parts[0][i]} for i in (0, 1))
+
+    def bracket(self, seed: int, per_class: int):
+        """The exploitability bracket of the average strategy (distcfr.evaluate.sampled), its chunks
+        spread over the groups, each reading the average where it lies: the same bits as
+        ``exploitability_bracket`` of the gathered average, whatever the number of groups."""
+        from distcfr.evaluate.sampled import bracket_chunks, bracket_from_sums, chunk_total
+
+        self.settle()
+        averages = self._gather("publish_average")
+        chunks = bracket_chunks(self.starts[-1], per_class)
+        n = len(self.starts) - 1
+        split = [chunks[len(chunks) * g // n:len(chunks) * (g + 1) // n] for g in range(n)]
+        sums = []
+        for player in (0, 1):
+            calls = [self._call(g, "bracket_sums", seed, per_class, player, part, *averages)
+                     for g, part in enumerate(split) if part]
+            sums.append(chunk_total(total for call in calls for total in self._result(call)))
+        return bracket_from_sums(sums, per_class)
+
+    def release_strategy(self) -> None:
+        """Let the current strategy's rows go (before a final evaluation that needs their memory);
+        the next half-iteration publishes them again."""
+        self.parts = [None, None]
 
     def read_rows(self, requests: list[tuple[str, int, int]]) -> Iterator[np.ndarray]:
         """For each request (table "regrets.<block>" or "sums.<block>", lo, hi), in order, those
@@ -317,6 +359,8 @@ class LocalSampledShards(SampledShardSetBase):
         return self.group.interruptible
 
     def half_iteration(self, player: int, iteration: int, weight: float) -> None:
+        if self.parts[1 - player] is None:  # let go by release_strategy
+            self._restart_strategy()
         self.pending = (player, iteration, weight)
         self.settle()
 

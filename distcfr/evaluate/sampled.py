@@ -10,6 +10,7 @@ import dataclasses
 import numpy as np
 
 from distcfr.engine.layout import Layout
+from distcfr.engine.row_table import RowTable
 from distcfr.games.draw27 import Draw27
 from distcfr.games.draw27_sampled import SampledDraw27
 
@@ -92,55 +93,65 @@ def best_response(game: SampledDraw27, profile: dict[str, np.ndarray], deals: np
         profile[name][held] = _one_hot(got.q)
 
 
-class _ClassMeans:
-    """Hand-weighted mean over classes of per-class sample means of per-deal values (D, B), with its
-    standard error (stratified sampling: every class has the same number of deals)."""
+def bracket_chunks(n_classes: int, per_class: int) -> list[tuple[int, int]]:
+    """The class ranges a bracket evaluates together (their deal streams are keyed by the first)."""
+    step = max(1, BRACKET_CHUNK // per_class)
+    return [(first, min(first + step, n_classes)) for first in range(0, n_classes, step)]
 
-    def __init__(self, weights: np.ndarray, per_class: int):
-        self.weights, self.per_class, self.mean, self.var = weights, per_class, 0.0, 0.0
 
-    def add(self, first: int, values: np.ndarray) -> None:
-        by_class = values.reshape(-1, self.per_class, values.shape[-1])  # (n, per_class, B)
-        w = self.weights[first:first + len(by_class), None]
-        self.mean = self.mean + (w * by_class.mean(1)).sum(0)
-        if self.per_class > 1:
-            self.var = self.var + (w**2 * by_class.var(1, ddof=1)).sum(0) / self.per_class
+def bracket_chunk(game: SampledDraw27, sigma: dict, seed: int, per_class: int, player: int, first: int,
+                  stop: int) -> np.ndarray:
+    """(6, B): what classes [first, stop) of ``player`` add to the bracket's sums: the hand-weighted
+    mean and variance of its best response's in-sample value, of the same best response scored on
+    independent deals, and (player 0) of the profile's own value. ``sigma`` holds the average
+    strategy's tables (arrays or RowTables); a class's numbers depend on its own deals and rows only,
+    so chunks can be evaluated anywhere, in any groups."""
+    weights = game.classes.hands_per_class[first:stop, None] / game.classes.hands_per_class.sum()
+    rows = np.arange(first, stop)
+    responder = {b.name: RowTable([first, stop], [np.array(sigma[b.name][rows])])
+                 for b in game.blocks if b.player == player}  # overwritten by the best response
+    profile = {**sigma, **responder}
+    choose, score = (game.sample_deals_of_classes(seed, stream, player, first, stop, per_class)
+                     for stream in (2 * player, 2 * player + 1))
+    best_response(game, profile, choose, player)
+    parts = [game.class_deal_values(profile, choose, player, per_class),
+             game.class_deal_values(profile, score, player, per_class)]
+    if player == 0:
+        parts.append(game.class_deal_values(sigma, score, player, per_class))
+    out = np.zeros((6, len(game.stacks)))
+    for i, values in enumerate(parts):
+        by_class = values.reshape(-1, per_class, values.shape[-1])  # (classes, per_class, B)
+        out[2 * i] = (weights * by_class.mean(1)).sum(0)
+        if per_class > 1:
+            out[2 * i + 1] = (weights**2 * by_class.var(1, ddof=1)).sum(0) / per_class
+    return out
 
-    @property
-    def se(self) -> np.ndarray:
-        return np.sqrt(self.var) * np.ones_like(self.mean)
+
+def chunk_total(parts) -> np.ndarray:
+    """The sum of chunks' (6, B) contributions, in chunk order (the same bits wherever they were made)."""
+    total = 0.0
+    for part in parts:
+        total = total + part
+    return total
+
+
+def bracket_from_sums(sums: list[np.ndarray], per_class: int) -> Bracket:
+    """The bracket from each player's (6, B) chunk total (see :func:`bracket_chunk`)."""
+    def gap(i):  # (BR1 + BR2) / 2 and its standard error, each best response in its own payoff
+        return (sums[0][i] - sums[1][i]) / 2, np.sqrt(sums[0][i + 1] + sums[1][i + 1]) / 2
+
+    return Bracket(*gap(2), *gap(0), sums[0][4], np.sqrt(sums[0][5]), per_class)
 
 
 def exploitability_bracket(game: SampledDraw27, sigma: dict[str, np.ndarray], seed: int, per_class: int) -> Bracket:
     """Sampled exploitability bracket of ``sigma`` from, per player, two independent stratified sets of
     ``per_class`` deals per hand class: one to choose the player's best response (and score it in-sample:
-    ``high``), one to score it (``low``) and the profile itself (``value``)."""
-    weights = game.classes.hands_per_class / game.classes.hands_per_class.sum()
-    step = max(1, BRACKET_CHUNK // per_class)  # classes per chunk
-    best, in_sample = [], []
-    value = _ClassMeans(weights, per_class)
-    for player in (0, 1):
-        # the responding player's tables are overwritten row by row: a copy (in their own dtype), the other's shared
-        profile = {b.name: sigma[b.name].copy() if b.player == player else sigma[b.name] for b in game.blocks}
-        chosen, scored = _ClassMeans(weights, per_class), _ClassMeans(weights, per_class)
-        for first in range(0, game.n_classes, step):
-            stop = min(first + step, game.n_classes)
-            choose, score = (game.sample_deals_of_classes(seed, stream, player, first, stop, per_class)
-                             for stream in (2 * player, 2 * player + 1))
-            best_response(game, profile, choose, player)
-            chosen.add(first, game.class_deal_values(profile, choose, player, per_class))
-            scored.add(first, game.class_deal_values(profile, score, player, per_class))
-            if player == 0:
-                value.add(first, game.class_deal_values(sigma, score, player, per_class))
-        sign = 1 if player == 0 else -1  # each best response in its own payoff
-        best.append((sign * scored.mean, scored.se))
-        in_sample.append((sign * chosen.mean, chosen.se))
-
-    def gap(pair):  # (BR1 + BR2) / 2 and its standard error
-        (v0, se0), (v1, se1) = pair
-        return (v0 + v1) / 2, np.sqrt(se0**2 + se1**2) / 2
-
-    return Bracket(*gap(best), *gap(in_sample), value.mean, value.se, per_class)
+    ``high``), one to score it (``low``) and the profile itself (``value``). In this process; a sampled
+    solve's shards evaluate the same chunks where its rows lie (same bits)."""
+    chunks = bracket_chunks(game.n_classes, per_class)
+    return bracket_from_sums([chunk_total(bracket_chunk(game, sigma, seed, per_class, player, first, stop)
+                                          for first, stop in chunks) for player in (0, 1)], per_class)
 
 
-__all__ = ["Bracket", "best_response", "exact_layout", "exact_masks", "exploitability_bracket", "to_exact_strategy"]
+__all__ = ["Bracket", "best_response", "bracket_chunk", "bracket_chunks", "bracket_from_sums", "chunk_total",
+           "exact_layout", "exact_masks", "exploitability_bracket", "to_exact_strategy"]

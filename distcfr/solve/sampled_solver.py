@@ -21,7 +21,8 @@ import numpy as np
 
 from distcfr.engine.sampled_shards import TABLE_DTYPE, LocalSampledShards, class_visits
 from distcfr.errors import BadFile, BadParameter, DistcfrError
-from distcfr.evaluate.class_strategy import ClassStrategy
+from distcfr.evaluate.class_strategy import BRACKET_SEED, ClassStrategy, default_per_class
+from distcfr.evaluate.sampled import Bracket
 from distcfr.games.registry import load_game
 from distcfr.io.sampled_checkpoint import SampledCheckpointFile, TableSpec, write_sampled_checkpoint
 from distcfr.solve.rules import Rule, make_rule, rule_from_fields
@@ -118,6 +119,19 @@ class SampledSolver:
         return ClassStrategy(self.game, self.shards.average(),
                              {"algorithm": self.rule.name, "iterations": self.iteration, "deals": self.deals_done,
                               "seed": self.seed, "batch": self.batch})
+
+    def bracket(self, per_class: int | None = None, seed: int = BRACKET_SEED) -> Bracket:
+        """The exploitability bracket of the average strategy (as :meth:`ClassStrategy.bracket
+        <distcfr.evaluate.class_strategy.ClassStrategy.bracket>`, the same bits), evaluated by the
+        shards where the rows lie: no table is gathered."""
+        self._settle()
+        return self.shards.bracket(seed, per_class or default_per_class(self.kernel))
+
+    def release_strategy(self) -> None:
+        """Let the current strategy go (a run's end: its memory goes to the final bracket); a
+        further iteration publishes it again."""
+        self._settle()
+        self.shards.release_strategy()
 
     def current_strategy(self) -> dict[str, np.ndarray]:
         """{block: (C, ...) float32} the strategy of the latest iteration."""
