@@ -24,7 +24,8 @@ from distcfr.errors import BadFile, BadParameter, DistcfrError
 from distcfr.evaluate.class_strategy import BRACKET_SEED, ClassStrategy, default_per_class
 from distcfr.evaluate.sampled import Bracket
 from distcfr.games.registry import load_game
-from distcfr.io.sampled_checkpoint import SampledCheckpointFile, TableSpec, write_sampled_checkpoint
+from distcfr.io.sampled_checkpoint import CHUNK_BYTES, SampledCheckpointFile, TableSpec, write_sampled_checkpoint
+from distcfr.io.sampled_checkpoint import chunks as table_chunks
 from distcfr.solve.rules import Rule, make_rule, rule_from_fields
 from distcfr.solve.run import RunPlan, run
 
@@ -208,8 +209,9 @@ class SampledCheckpoint:
 
     def chunks(self, dtype) -> Iterator[tuple[str, int, np.ndarray]]:
         """(table, first row, rows) of every table, as ``dtype``."""
-        if self.source is not None:
-            requests = [(t.name, 0, t.shape[0]) for t in table_specs(load_game(self.game).sampled())]
+        if self.source is not None:  # straight from a running solver's shards, a file's chunk at a time
+            requests = [(t.name, lo, hi) for t in table_specs(load_game(self.game).sampled())
+                        for lo, hi in table_chunks(t, np.dtype(dtype).str, CHUNK_BYTES)]
             for (name, lo, _), rows in zip(requests, self.source.read_rows(requests)):
                 yield name, lo, rows.astype(dtype, copy=False)
             return
