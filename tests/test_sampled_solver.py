@@ -227,7 +227,7 @@ def test_progress_brackets_are_off_where_a_bracket_does_not_fit_beside_the_worke
 
 @pytest.mark.slow
 def test_the_workers_bracket_is_the_gathered_strategys_bracket_bit_for_bit(ray_local, monkeypatch):
-    import distcfr.evaluate.sampled as sampled
+    import distcfr.engine.sampled_bracket as sampled
     from distcfr.dist.launch import make_sampled_shards
 
     monkeypatch.setattr(sampled, "BRACKET_CHUNK", 60)  # 2 classes per chunk: 18 chunks over the 3 workers

@@ -11,12 +11,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from distcfr.engine.layout import Layout
-from distcfr.engine.sampled_shards import ROWS_IN_FLIGHT
 from distcfr.games.tree import TERMINAL
-from distcfr.io.sampled_checkpoint import CHUNK_BYTES
 
 F8 = 8  # bytes of a float64 or int64 cell
 PROCESS_BASE = 4_000_000  # tree, labels and lookup tables (draw27's hand ranks): a few MB whatever the size
+CHECKPOINT_STREAM = 3 << 26  # a streamed sampled checkpoint's chunks in flight (io.sampled_checkpoint)
 
 
 @dataclass(frozen=True)
@@ -129,6 +128,6 @@ def sampled_estimate(kernel, batch: int, n_shards: int, workers: int) -> MemoryE
     shard_deals = -(-batch // n_shards) + shard_rows
     shard = shard_rows * per_class * 4 * 6 + shard_deals * 4 * kernel.hand * 4 * 12  # sums, update; deals, shuffle
     per_worker = 2 * rows * per_class * 4 + shard + PROCESS_BASE + 64_000_000  # rank and class lookups
-    coordinator = strategy + (ROWS_IN_FLIGHT + 1) * CHUNK_BYTES
+    coordinator = strategy + CHECKPOINT_STREAM
     bracket = strategy // 2  # the float16 average, published by the workers beside the current strategy
     return MemoryEstimate(coordinator, 0, per_worker, workers, 0, bracket)

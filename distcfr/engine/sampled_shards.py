@@ -24,6 +24,7 @@ from collections.abc import Iterable, Iterator
 import numpy as np
 
 from distcfr.engine.row_table import RowTable
+from distcfr.engine.sampled_bracket import bracket_chunk, bracket_chunks, chunk_total
 from distcfr.games.draw27_sampled import sum_last
 from distcfr.games.registry import load_game
 
@@ -202,10 +203,8 @@ class SampledRowGroup:
 
     def bracket_sums(self, seed: int, per_class: int, player: int, chunks: list[tuple[int, int]],
                      *averages: StrategyRows) -> list[np.ndarray]:
-        """The bracket's sums of ``player`` for these class ranges (distcfr.evaluate.sampled
-        ``bracket_chunk``), against the average strategy of every group (``averages``, in row order)."""
-        from distcfr.evaluate.sampled import bracket_chunk
-
+        """The bracket's sums of ``player`` for these class ranges (:func:`~distcfr.engine.sampled_bracket.
+        bracket_chunk`), against the average strategy of every group (``averages``, in row order)."""
         parts = self.fetch(list(averages))
         firsts = [f for p in parts for f in p.firsts] + [parts[-1].stop]
         sigma = {b.name: RowTable(firsts, [c for p in parts for c in p.chunks[b.name]]) for b in self.kernel.blocks}
@@ -250,12 +249,11 @@ class SampledShardSetBase:
         parts = self._gather("tables")
         return tuple({name: _joined([p[i][name] for p in parts]) for name in parts[0][i]} for i in (0, 1))
 
-    def bracket(self, seed: int, per_class: int):
-        """The exploitability bracket of the average strategy (distcfr.evaluate.sampled), its chunks
-        spread over the groups, each reading the average where it lies: the same bits as
-        ``exploitability_bracket`` of the gathered average, whatever the number of groups."""
-        from distcfr.evaluate.sampled import bracket_chunks, bracket_from_sums, chunk_total
-
+    def bracket_sums(self, seed: int, per_class: int) -> list[np.ndarray]:
+        """Each player's (6, B) sums of the exploitability bracket of the average strategy
+        (distcfr.engine.sampled_bracket; distcfr.evaluate.sampled ``bracket_from_sums`` makes the
+        bracket), its chunks spread over the groups, each reading the average where it lies: the
+        same bits as the bracket of the gathered average, whatever the number of groups."""
         self.settle()
         averages = self._gather("publish_average")
         chunks = bracket_chunks(self.starts[-1], per_class)
@@ -266,7 +264,7 @@ class SampledShardSetBase:
             calls = [self._call(g, "bracket_sums", seed, per_class, player, part, *averages)
                      for g, part in enumerate(split) if part]
             sums.append(chunk_total(total for call in calls for total in self._result(call)))
-        return bracket_from_sums(sums, per_class)
+        return sums
 
     def release_strategy(self) -> None:
         """Let the current strategy's rows go (before a final evaluation that needs their memory);

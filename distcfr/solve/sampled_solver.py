@@ -22,7 +22,7 @@ import numpy as np
 from distcfr.engine.sampled_shards import TABLE_DTYPE, LocalSampledShards, class_visits
 from distcfr.errors import BadFile, BadParameter, DistcfrError
 from distcfr.evaluate.class_strategy import BRACKET_SEED, ClassStrategy, default_per_class
-from distcfr.evaluate.sampled import Bracket
+from distcfr.evaluate.sampled import Bracket, bracket_from_sums
 from distcfr.games.registry import load_game
 from distcfr.io.sampled_checkpoint import CHUNK_BYTES, SampledCheckpointFile, TableSpec, write_sampled_checkpoint
 from distcfr.io.sampled_checkpoint import chunks as table_chunks
@@ -126,7 +126,8 @@ class SampledSolver:
         <distcfr.evaluate.class_strategy.ClassStrategy.bracket>`, the same bits), evaluated by the
         shards where the rows lie: no table is gathered."""
         self._settle()
-        return self.shards.bracket(seed, per_class or default_per_class(self.kernel))
+        per_class = per_class or default_per_class(self.kernel)
+        return bracket_from_sums(self.shards.bracket_sums(seed, per_class), per_class)
 
     def release_strategy(self) -> None:
         """Let the current strategy go (a run's end: its memory goes to the final bracket); a
