@@ -92,6 +92,8 @@ def save_sweep_plot(path, summary: dict, groups: dict, top: int = 6) -> None:
         ax.plot(minutes, [h["high"] for h in history], marker=".", label="upper estimate (in-sample)")
         ax.plot(minutes, [h["low"] for h in history], marker=".", label="lower estimate (held out)")
         ax.legend(fontsize=8)
+    else:
+        ax.text(0.5, 0.5, "no progress brackets in this run", ha="center", va="center", transform=ax.transAxes)
     ax.set(xlabel="minutes", ylabel="exploitability estimates, largest stack (BB)",
            title="progress brackets (fewer deals per class than the final one)")
     for ax in axes.flat:
