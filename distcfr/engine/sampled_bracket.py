@@ -10,6 +10,7 @@ from distcfr.engine.row_table import RowTable
 from distcfr.games.draw27_sampled import SampledDraw27
 
 BRACKET_CHUNK = 1 << 17  # deals evaluated together: bounds the bracket's memory at any size
+BRACKET_ROW_BYTES = 1 << 26  # and responding rows copied together (they grow with the stacks)
 
 
 def _one_hot(values: np.ndarray) -> np.ndarray:
@@ -32,10 +33,13 @@ def best_response(game: SampledDraw27, profile: dict[str, np.ndarray], deals: np
         profile[name][held] = _one_hot(got.q)
 
 
-def bracket_chunks(n_classes: int, per_class: int) -> list[tuple[int, int]]:
-    """The class ranges a bracket evaluates together (their deal streams are keyed by the first)."""
-    step = max(1, BRACKET_CHUNK // per_class)
-    return [(first, min(first + step, n_classes)) for first in range(0, n_classes, step)]
+def bracket_chunks(game: SampledDraw27, per_class: int) -> list[tuple[int, int]]:
+    """The class ranges a bracket evaluates together (their deal streams are keyed by the first):
+    at most ``BRACKET_CHUNK`` deals, and at most ``BRACKET_ROW_BYTES`` of the responding player's
+    float16 rows (the best response's copy: 15 kB per class at 39 stacks of 5 cards)."""
+    row_bytes = max(sum(int(np.prod(b.shape)) * 2 for b in game.blocks if b.player == p) for p in (0, 1))
+    step = max(1, min(BRACKET_CHUNK // per_class, BRACKET_ROW_BYTES // row_bytes))
+    return [(first, min(first + step, game.n_classes)) for first in range(0, game.n_classes, step)]
 
 
 def bracket_chunk(game: SampledDraw27, sigma: dict, seed: int, per_class: int, player: int, first: int,
@@ -47,7 +51,7 @@ def bracket_chunk(game: SampledDraw27, sigma: dict, seed: int, per_class: int, p
     so chunks can be evaluated anywhere, in any groups."""
     weights = game.classes.hands_per_class[first:stop, None] / game.classes.hands_per_class.sum()
     rows = np.arange(first, stop)
-    responder = {b.name: RowTable([first, stop], [np.array(sigma[b.name][rows])])
+    responder = {b.name: RowTable([first, stop], [sigma[b.name][rows]])  # (a gather: a copy)
                  for b in game.blocks if b.player == player}  # overwritten by the best response
     profile = {**sigma, **responder}
     choose, score = (game.sample_deals_of_classes(seed, stream, player, first, stop, per_class)

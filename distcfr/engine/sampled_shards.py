@@ -24,7 +24,7 @@ from collections.abc import Iterable, Iterator
 import numpy as np
 
 from distcfr.engine.row_table import RowTable
-from distcfr.engine.sampled_bracket import bracket_chunk, bracket_chunks, chunk_total
+from distcfr.engine.sampled_bracket import bracket_chunk, chunk_total
 from distcfr.games.draw27_sampled import sum_last
 from distcfr.games.registry import load_game
 
@@ -249,14 +249,13 @@ class SampledShardSetBase:
         parts = self._gather("tables")
         return tuple({name: _joined([p[i][name] for p in parts]) for name in parts[0][i]} for i in (0, 1))
 
-    def bracket_sums(self, seed: int, per_class: int) -> list[np.ndarray]:
+    def bracket_sums(self, seed: int, per_class: int, chunks: list[tuple[int, int]]) -> list[np.ndarray]:
         """Each player's (6, B) sums of the exploitability bracket of the average strategy
         (distcfr.engine.sampled_bracket; distcfr.evaluate.sampled ``bracket_from_sums`` makes the
         bracket), its chunks spread over the groups, each reading the average where it lies: the
         same bits as the bracket of the gathered average, whatever the number of groups."""
         self.settle()
         averages = self._gather("publish_average")
-        chunks = bracket_chunks(self.starts[-1], per_class)
         n = len(self.starts) - 1
         split = [chunks[len(chunks) * g // n:len(chunks) * (g + 1) // n] for g in range(n)]
         sums = []

@@ -83,7 +83,7 @@ def exploitability_bracket(game: SampledDraw27, sigma: dict[str, np.ndarray], se
     ``per_class`` deals per hand class: one to choose the player's best response (and score it in-sample:
     ``high``), one to score it (``low``) and the profile itself (``value``). In this process; a sampled
     solve's shards evaluate the same chunks where its rows lie (same bits)."""
-    chunks = bracket_chunks(game.n_classes, per_class)
+    chunks = bracket_chunks(game, per_class)
     return bracket_from_sums([chunk_total(bracket_chunk(game, sigma, seed, per_class, player, first, stop)
                                           for first, stop in chunks) for player in (0, 1)], per_class)
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from distcfr.engine.sampled_bracket import bracket_chunks
 from distcfr.engine.sampled_shards import TABLE_DTYPE, LocalSampledShards, class_visits
 from distcfr.errors import BadFile, BadParameter, DistcfrError
 from distcfr.evaluate.class_strategy import BRACKET_SEED, ClassStrategy, default_per_class
@@ -127,7 +128,8 @@ class SampledSolver:
         shards where the rows lie: no table is gathered."""
         self._settle()
         per_class = per_class or default_per_class(self.kernel)
-        return bracket_from_sums(self.shards.bracket_sums(seed, per_class), per_class)
+        sums = self.shards.bracket_sums(seed, per_class, bracket_chunks(self.kernel, per_class))
+        return bracket_from_sums(sums, per_class)
 
     def release_strategy(self) -> None:
         """Let the current strategy go (a run's end: its memory goes to the final bracket); a
