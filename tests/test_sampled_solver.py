@@ -241,3 +241,22 @@ def test_the_workers_bracket_is_the_gathered_strategys_bracket_bit_for_bit(ray_l
     for field in ("low", "low_se", "high", "high_se", "value", "value_se"):
         assert getattr(spread, field).tobytes() == getattr(gathered, field).tobytes(), field
     assert (spread.high > spread.low).all() and (spread.value_se > 0).all()
+
+
+@pytest.mark.slow
+def test_ctrl_c_on_ray_workers_saves_the_checkpoint_and_says_so_in_one_line(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    ckpt, out = tmp_path / "c.ckpt", tmp_path / "c.msgpack"
+    driver = subprocess.Popen([sys.executable, "-m", "distcfr.train", "--sampling", "--batch", "600000",
+                               "--game", "draw27(ranks=8,suits=2,hand=3,stacks=3:10:7)", "--iterations", "100000",
+                               "--workers", "2", "--checkpoint", str(ckpt), "--out", str(out)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(25)  # an embedded Ray starts in a few seconds; then the workers run iterations
+    driver.send_signal(signal.SIGINT)  # (Ray's ray.get answers it with a KeyboardInterrupt of its own)
+    stdout, stderr = driver.communicate(timeout=120)
+    assert driver.returncode == 130 and "interrupted" in stdout and "Traceback" not in stderr, stderr[-2000:]
+    assert SampledCheckpoint.load(ckpt).iteration > 0 and out.exists()

@@ -88,8 +88,12 @@ def run(solver: Solver, plan: RunPlan, on_iteration: Callable[[Solver, float | N
                 raise StopRequested
             try:
                 solver.step()
-            except Exception:
-                if requested:  # the signal took the workers down before it reached this loop
+            except StopRequested:
+                raise
+            except (Exception, KeyboardInterrupt):
+                # the signal took the workers down before it reached this loop, or Ray's ray.get raised its own
+                # KeyboardInterrupt in place of the StopRequested raised into it
+                if requested:
                     raise StopRequested from None
                 raise
             expl = None
