@@ -4,7 +4,12 @@
 
 Each worker owns the table rows of its hand classes and updates them itself; per half-iteration
 only the updated player's current strategy moves: each worker puts its rows (float32) in the
-object store, and the others read them in place."""
+object store, and the others read them in place.
+
+The workers time themselves: the seconds each spends evaluating its deals (the part that splits)
+and in the rest of its half-iterations (updates, regret matching, the strategy's puts), and the
+coordinator's wall time beyond the slowest worker (Ray's calls and waits). Their sum over the
+workers against one worker's says whether a shortfall from 2x is the split's or the cores'."""
 
 from __future__ import annotations
 
@@ -34,6 +39,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from distcfr.dist.launch import make_sampled_shards
+    from distcfr.dist.runtime import start_embedded
     from distcfr.engine.memory import sampled_estimate
     from distcfr.games.registry import load_game
     from distcfr.solve.sampled_solver import SampledSolver
@@ -43,36 +49,98 @@ def main() -> None:
     counts = [int(w) for w in args.workers.split(",")]
     for workers in counts:
         def factory(spec, n_shards, seed, batch, workers=workers):
-            return make_sampled_shards(spec, n_shards, workers, None, seed, batch)[0]
+            if workers == 0:
+                return make_sampled_shards(spec, n_shards, workers, None, seed, batch)[0]
+            start_embedded(num_cpus=max(workers, os.cpu_count() or 1))
+            return timed_shards_class()(spec, n_shards, workers, seed, batch)
 
         solver = SampledSolver(game, batch=args.batch, seed=1, shards=args.shards, shard_set=factory)
         solver.step()  # warm-up: actors build their lookup tables, first strategy broadcast
+        worker_seconds(solver)
         start = time.perf_counter()
         for _ in range(args.iterations):
             solver.step()
         seconds = (time.perf_counter() - start) / args.iterations
+        inside = worker_seconds(solver, args.iterations)
         kernel = solver.kernel  # the strategy rows each half-iteration puts in the object store (float32):
         moved = [sum(kernel.n_classes * int(np.prod(b.shape)) * 4 for b in kernel.blocks if b.player == p)
                  for p in (0, 1)]
         memory = sampled_estimate(solver.kernel, solver.batch, args.shards, max(workers, 1))
         pids = solver.shards.pids() if workers else [os.getpid()]
         peak = max(peak_rss(pid) for pid in pids)
-        rows.append((workers, seconds, 2 * solver.batch / seconds, moved, memory.per_worker, peak))
+        rows.append((workers, seconds, 2 * solver.batch / seconds, moved, memory.per_worker, peak, inside))
         solver.close()
     print(f"{args.game}, batch {solver.batch:,} deals per half-iteration, {args.shards} shards, "
           f"{os.cpu_count()} CPUs, numpy {np.__version__}")
     print("| workers | s / iteration | deals/s | strategy put per iteration (button + big blind half) "
-          "| memory per worker: estimate | peak RSS |")
-    print("| --- | --- | --- | --- | --- | --- |")
-    for workers, seconds, rate, moved, per_worker, peak in rows:
+          "| memory per worker: estimate | peak RSS | each worker: evaluating deals + the rest, s / iteration "
+          "| beyond the slowest worker |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    for workers, seconds, rate, moved, per_worker, peak, inside in rows:
+        split = ", ".join(f"{deals:.2f} + {half - deals:.2f}" for half, deals in inside) or "-"
+        beyond = f"{seconds - max(half for half, _ in inside):.2f} s" if inside else "-"
         print(f"| {workers or 'in-process'} | {seconds:.2f} | {rate:,.0f} "
-              f"| {moved[0] / 1e6:.0f} + {moved[1] / 1e6:.0f} MB | {per_worker / 1e6:.0f} MB | {peak / 1e6:.0f} MB |")
-    seconds = {row[0]: row[1] for row in rows}
-    if {1, 2} <= set(seconds):
-        print_ratio_and_model(seconds[1], seconds[2], next(row[3] for row in rows if row[0] == 2), solver.batch)
+              f"| {moved[0] / 1e6:.0f} + {moved[1] / 1e6:.0f} MB | {per_worker / 1e6:.0f} MB | {peak / 1e6:.0f} MB "
+              f"| {split} | {beyond} |")
+    by_workers = {row[0]: row for row in rows}
+    if {1, 2} <= set(by_workers):
+        one, two = by_workers[1], by_workers[2]
+        print_ratio_and_model(one[1], two[1], two[3], solver.batch)
+        evaluating = [sum(deals for _, deals in row[6]) for row in (one, two)]
+        print(f"evaluating the deals took {evaluating[1]:.2f} s of the 2 workers' time per iteration against "
+              f"{evaluating[0]:.2f} s on 1 ({evaluating[1] / evaluating[0]:.2f}x: the same arithmetic, slower with "
+              f"both cores busy); at 1 worker's speed 2 workers would have gained "
+              f"{one[1] / (two[1] - (evaluating[1] - evaluating[0]) / 2):.2f}x; the slower worker spent "
+              f"{abs(two[6][0][0] - two[6][1][0]):.2f} s per iteration more than the other in its half-iterations")
     from distcfr.dist.runtime import shutdown
 
     shutdown()
+
+
+def timed_shards_class():
+    """RaySampledShards whose actors add up the seconds of their half-iterations and, within them,
+    of evaluating their deals (``take_seconds``)."""
+    from distcfr.dist.ray_shards import RaySampledShards, _RayRowGroup
+
+    class TimedRowGroup(_RayRowGroup):
+        def __init__(self, *args):
+            super().__init__(*args)
+            self.seconds = [0.0, 0.0]  # in half-iterations, evaluating deals
+
+        def half_iteration(self, *args):
+            start = time.perf_counter()
+            try:
+                return super().half_iteration(*args)
+            finally:
+                self.seconds[0] += time.perf_counter() - start
+
+        def _shard_sums(self, *args):
+            start = time.perf_counter()
+            try:
+                return super()._shard_sums(*args)
+            finally:
+                self.seconds[1] += time.perf_counter() - start
+
+        def take_seconds(self) -> list[float]:
+            seconds, self.seconds = self.seconds, [0.0, 0.0]
+            return seconds
+
+    class TimedSampledShards(RaySampledShards):
+        group_class = TimedRowGroup
+
+    return TimedSampledShards
+
+
+def worker_seconds(solver, iterations: int = 1) -> list[tuple[float, float]]:
+    """Per worker, (seconds in half-iterations, of them evaluating deals) per iteration since the
+    last call; none in-process."""
+    actors = getattr(solver.shards, "actors", None)
+    if actors is None:
+        return []
+    import ray
+
+    seconds = ray.get([actor.take_seconds.remote() for actor in actors])
+    return [(half / iterations, deals / iterations) for half, deals in seconds]
 
 
 def print_ratio_and_model(one: float, two: float, moved: list[int], batch: int) -> None:
