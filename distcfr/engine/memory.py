@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from distcfr.engine.layout import Layout
+from distcfr.engine.sampled_shards import PUBLISH_ROWS
 from distcfr.games.tree import TERMINAL
 
 F8 = 8  # bytes of a float64 or int64 cell
@@ -127,7 +128,8 @@ def sampled_estimate(kernel, batch: int, n_shards: int, workers: int) -> MemoryE
     shard_rows = -(-kernel.n_classes // n_shards)
     shard_deals = -(-batch // n_shards) + shard_rows
     shard = shard_rows * per_class * 4 * 6 + shard_deals * 4 * kernel.hand * 4 * 12  # sums, update; deals, shuffle
-    per_worker = 2 * rows * per_class * 4 + shard + PROCESS_BASE + 64_000_000  # rank and class lookups
+    publish = min(PUBLISH_ROWS, rows) * per_class * (4 + 2)  # the buffers of published float32 and float16 rows
+    per_worker = 2 * rows * per_class * 4 + shard + publish + PROCESS_BASE + 64_000_000  # rank and class lookups
     coordinator = strategy + CHECKPOINT_STREAM
     bracket = strategy // 2  # the float16 average, published by the workers beside the current strategy
     return MemoryEstimate(coordinator, 0, per_worker, workers, 0, bracket)
