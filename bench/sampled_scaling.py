@@ -77,8 +77,8 @@ def main() -> None:
           "| beyond the slowest worker |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for workers, seconds, rate, moved, per_worker, peak, inside in rows:
-        split = ", ".join(f"{deals:.2f} + {half - deals:.2f}" for half, deals in inside) or "-"
-        beyond = f"{seconds - max(half for half, _ in inside):.2f} s" if inside else "-"
+        split = ", ".join(f"{deals:.2f} + {half - deals:.2f}" for half, deals, _ in inside) or "-"
+        beyond = f"{seconds - max(half for half, _, _ in inside):.2f} s" if inside else "-"
         print(f"| {workers or 'in-process'} | {seconds:.2f} | {rate:,.0f} "
               f"| {moved[0] / 1e6:.0f} + {moved[1] / 1e6:.0f} MB | {per_worker / 1e6:.0f} MB | {peak / 1e6:.0f} MB "
               f"| {split} | {beyond} |")
@@ -86,12 +86,15 @@ def main() -> None:
     if {1, 2} <= set(by_workers):
         one, two = by_workers[1], by_workers[2]
         print_ratio_and_model(one[1], two[1], two[3], solver.batch)
-        evaluating = [sum(deals for _, deals in row[6]) for row in (one, two)]
+        evaluating = [sum(deals for _, deals, _ in row[6]) for row in (one, two)]
+        running = [sum(cpu for _, _, cpu in row[6]) / total for row, total in zip((one, two), evaluating)]
         print(f"evaluating the deals took {evaluating[1]:.2f} s of the 2 workers' time per iteration against "
               f"{evaluating[0]:.2f} s on 1 ({evaluating[1] / evaluating[0]:.2f}x: the same arithmetic, slower with "
               f"both cores busy); at 1 worker's speed 2 workers would have gained "
               f"{one[1] / (two[1] - (evaluating[1] - evaluating[0]) / 2):.2f}x; the slower worker spent "
-              f"{abs(two[6][0][0] - two[6][1][0]):.2f} s per iteration more than the other in its half-iterations")
+              f"{abs(two[6][0][0] - two[6][1][0]):.2f} s per iteration more than the other in its half-iterations; "
+              f"while evaluating, the workers' threads ran on a CPU {running[0]:.0%} of the time on 1 worker and "
+              f"{running[1]:.0%} on 2 (the rest another process had the core)")
     from distcfr.dist.runtime import shutdown
 
     shutdown()
@@ -105,7 +108,7 @@ def timed_shards_class():
     class TimedRowGroup(_RayRowGroup):
         def __init__(self, *args):
             super().__init__(*args)
-            self.seconds = [0.0, 0.0]  # in half-iterations, evaluating deals
+            self.seconds = [0.0, 0.0, 0.0]  # in half-iterations, evaluating deals, of it running on a CPU
 
         def half_iteration(self, *args):
             start = time.perf_counter()
@@ -115,14 +118,15 @@ def timed_shards_class():
                 self.seconds[0] += time.perf_counter() - start
 
         def _shard_sums(self, *args):
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.thread_time()
             try:
                 return super()._shard_sums(*args)
             finally:
                 self.seconds[1] += time.perf_counter() - start
+                self.seconds[2] += time.thread_time() - cpu
 
         def take_seconds(self) -> list[float]:
-            seconds, self.seconds = self.seconds, [0.0, 0.0]
+            seconds, self.seconds = self.seconds, [0.0, 0.0, 0.0]
             return seconds
 
     class TimedSampledShards(RaySampledShards):
@@ -131,16 +135,16 @@ def timed_shards_class():
     return TimedSampledShards
 
 
-def worker_seconds(solver, iterations: int = 1) -> list[tuple[float, float]]:
-    """Per worker, (seconds in half-iterations, of them evaluating deals) per iteration since the
-    last call; none in-process."""
+def worker_seconds(solver, iterations: int = 1) -> list[tuple[float, float, float]]:
+    """Per worker, (seconds in half-iterations, of them evaluating deals, of those its thread ran on
+    a CPU) per iteration since the last call; none in-process."""
     actors = getattr(solver.shards, "actors", None)
     if actors is None:
         return []
     import ray
 
     seconds = ray.get([actor.take_seconds.remote() for actor in actors])
-    return [(half / iterations, deals / iterations) for half, deals in seconds]
+    return [tuple(t / iterations for t in times) for times in seconds]
 
 
 def print_ratio_and_model(one: float, two: float, moved: list[int], batch: int) -> None:
