@@ -123,6 +123,8 @@ class RayShards(RayGroups, ShardSetBase):
 class _RayRowGroup(SampledRowGroup):
     """A SampledRowGroup whose strategy rows go through the object store."""
 
+    publish_copies = True  # ray.put copies the chunk into the object store
+
     def publish(self, chunk):
         return ray.put(chunk)
 

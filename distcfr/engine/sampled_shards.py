@@ -160,14 +160,18 @@ class SampledRowGroup:
         return StrategyRows(firsts, self.hi, chunks)
 
     def _publish_rows(self, use: str, tables: dict, name: str, first: int, dtype):
-        """:meth:`publish` regret matching on ``PUBLISH_ROWS`` rows of ``tables[name]`` from class ``first``."""
+        """:meth:`publish` regret matching on ``PUBLISH_ROWS`` rows of ``tables[name]`` from class ``first``
+        (computed in a reused buffer where :meth:`publish` copies it away)."""
         rows = tables[name][first - self.lo:first - self.lo + PUBLISH_ROWS]
-        return self.publish(regret_matching_rows(rows, dtype, out=self._scratch(use, name, len(rows), dtype)))
+        out = self._scratch(use, name, len(rows), dtype) if self.publish_copies else None
+        return self.publish(regret_matching_rows(rows, dtype, out=out))
+
+    publish_copies = False  # whether publish copies its chunk (which may then be a reused buffer)
 
     def publish(self, chunk: np.ndarray):
-        """Hand a chunk of strategy rows to the other groups (in-process: a copy; a Ray actor puts
-        it in the object store and hands the reference). ``chunk`` is reused after the call."""
-        return chunk.copy()
+        """Hand a chunk of strategy rows to the other groups (in-process: the array itself; a Ray
+        actor puts it in the object store and hands the reference)."""
+        return chunk
 
     def fetch(self, rows: list[StrategyRows]) -> list[StrategyRows]:
         """Other groups' strategy rows as arrays (a Ray actor reads them from the object store)."""
