@@ -122,10 +122,11 @@ def _run(args, game, solver: SampledSolver, plan: RunPlan, launcher) -> dict:
 
     plan = dataclasses.replace(plan, evaluate=launcher.progress_brackets, evaluator=evaluator, eval_share=EVAL_SHARE)
 
-    on_stop = None
     if where["workers"]:
-        from distcfr.dist.runtime import silence_ray_logs as on_stop
-    result = run(solver, plan, after_iteration, on_stop=on_stop)
+        from distcfr.dist.runtime import silence_ray_logs
+
+        silence_ray_logs()
+    result = run(solver, plan, after_iteration)
     progress.close()
     if result.interrupted:
         strategy = solver.average_strategy()

@@ -225,10 +225,11 @@ def _solve(args, game, solver: Solver, plan: RunPlan, launcher: _Launcher) -> di
     def after_iteration(s, expl):
         progress.update(s.iteration, s.iteration - first, expl, extra)
 
-    on_stop = None
     if where["workers"]:
-        from distcfr.dist.runtime import silence_ray_logs as on_stop
-    result = run(solver, plan, after_iteration, on_stop=on_stop)
+        from distcfr.dist.runtime import silence_ray_logs
+
+        silence_ray_logs()
+    result = run(solver, plan, after_iteration)
     progress.close()
     strategy = solver.average_strategy()
     if result.interrupted and where["workers"]:

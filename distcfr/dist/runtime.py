@@ -211,16 +211,18 @@ def shutdown() -> None:
 
 def silence_ray_logs() -> None:
     """From now on, send what Ray's C++ core writes to this process's stderr (lost objects, a
-    control store that went away) to a file in Ray's session folder; Python's ``sys.stderr``
-    keeps the terminal. Called once a stop is requested: what follows is the run's own message."""
+    worker or control store that went away) to a file in Ray's session folder; Python's
+    ``sys.stderr`` keeps the terminal. Called once a run's workers are up: distcfr says in one line
+    what went wrong, and a signal to the whole process group ends the workers before this process's
+    own handler runs, so redirecting only on a stop left a window for Ray's messages."""
     import ray
 
-    if not ray.is_initialized():
+    if not ray.is_initialized() or sys.stderr is not sys.__stderr__:  # done already, or a harness owns stderr
         return
     sys.stderr.flush()
     keep = os.dup(2)
     folder = getattr(getattr(ray._private.worker, "_global_node", None), "get_logs_dir_path", lambda: None)()
-    target = os.path.join(folder, "driver-after-stop.err") if folder else os.devnull
+    target = os.path.join(folder, "driver-core.err") if folder else os.devnull
     with open(target, "a") as log:
         os.dup2(log.fileno(), 2)
     sys.stderr = os.fdopen(keep, "w", buffering=1)

@@ -64,18 +64,15 @@ class StopRequested(KeyboardInterrupt):
 
 
 def run(solver: Solver, plan: RunPlan, on_iteration: Callable[[Solver, float | None], None] | None = None,
-        handle_signals: bool = True, on_stop: Callable[[], None] | None = None) -> RunResult:
+        handle_signals: bool = True) -> RunResult:
     """Iterate ``solver`` as ``plan`` says; with ``handle_signals`` (main thread only), SIGINT and
-    SIGTERM stop it at the next safe point (``on_stop()`` runs when the first one arrives). A
-    final checkpoint is written when the plan names one."""
+    SIGTERM stop it at the next safe point. A final checkpoint is written when the plan names one."""
     result = RunResult()
     requested: list[int] = []
     waiting = [False]  # the loop itself waits on an evaluation
 
     def on_signal(signum, frame):
         requested.append(signum)
-        if on_stop is not None and len(requested) == 1:
-            on_stop()
         if len(requested) > 1 or waiting[0] or solver.waiting_on_shards:
             raise StopRequested
 
