@@ -16,6 +16,8 @@ import time
 
 import numpy as np
 
+from distcfr.engine.kernels import sampled_kernel
+
 CONFIGS = ("draw27(ranks=13,suits=1,hand=1,stacks=3)", "draw27(ranks=8,suits=1,hand=2,stacks=3)",
            "draw27(ranks=8,suits=2,hand=3,stacks=10)")
 
@@ -36,11 +38,11 @@ def main() -> None:
         game = load_game(spec)
         exact = Solver(game).solve(target_exploitability=1e-7, iterations=50_000)
         exact_value = exact.value_per_variant[0]
-        stack = float(game.sampled().stacks[0])
+        stack = float(sampled_kernel(game).stacks[0])
         rows, covered, value_covered, brackets = [], 0, 0, 0
         started = time.perf_counter()
         for seed in range(args.seeds):
-            classes = game.sampled().n_classes  # a batch of 2 deals per class reaches the low visit levels
+            classes = sampled_kernel(game).n_classes  # a batch of 2 deals per class reaches the low visit levels
             solver = SampledSolver(game, seed=seed, shards=1, batch=2 * classes)
             for i, visits in enumerate(levels):
                 iterations = max(1, round(visits * classes / solver.batch))

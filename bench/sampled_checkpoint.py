@@ -33,7 +33,8 @@ def main() -> None:
     from distcfr.dist.launch import make_sampled_shards
     from distcfr.dist.runtime import shutdown
     from distcfr.games.registry import load_game
-    from distcfr.solve.sampled_solver import SampledCheckpoint, SampledSolver
+    from distcfr.solve.checkpoint import SampledCheckpoint
+    from distcfr.solve.sampled_solver import SampledSolver
 
     def on(workers):
         return lambda spec, n_shards, seed, batch: make_sampled_shards(spec, n_shards, workers, None, seed, batch)[0]

@@ -47,7 +47,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
 
-    from distcfr.games.draw27_sampled import SampledDraw27
+    from distcfr.engine.sampled_draw27 import SampledDraw27
 
     lists = {"1 stack (10 BB)": (10.0,), "20 stacks (1:20:1)": tuple(np.arange(1, 20.5, 1.0)),
              "39 stacks (1:20:0.5)": tuple(np.arange(1, 20.25, 0.5))}

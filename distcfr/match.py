@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from distcfr.cli import OneLineParser, whole_number
+from distcfr.engine.kernels import sampled_kernel
 from distcfr.engine.layout import Layout
 from distcfr.errors import BadFile, BadParameter, DistcfrError
 from distcfr.evaluate.class_strategy import KIND as CLASS_STRATEGY
@@ -123,7 +124,7 @@ def exact_match(game, first: Strategy, second: Strategy, names, games: int | Non
 
 def sampled_match(game, first: dict, second: dict, names, games: int, seed: int) -> dict:
     """Simulated values only (the game is too large for an exact one)."""
-    kernel = game.sampled()
+    kernel = sampled_kernel(game)
     seats = ((first, second), (second, first))
     return run_match(game, names, games, seed, lambda seat, v: None,
                      lambda seat: simulate_sampled(kernel, *seats[seat], games, seed, stream=seat))
@@ -219,7 +220,7 @@ def main(argv=None) -> int:
         else:
             if not args.games:
                 raise BadParameter(f"{game.spec} is too large for an exact value: give --games N")
-            kernel = game.sampled()
+            kernel = sampled_kernel(game)
             first, second = (sampled_tables(p, kernel) for p in players)
             data = sampled_match(game, first, second, names, args.games, args.seed)
         print(report(data))

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from distcfr.cli import release_solver
+from distcfr.engine.kernels import sampled_kernel
 from distcfr.engine.memory import available_bytes, sampled_estimate
 from distcfr.errors import BadParameter
 from distcfr.evaluate.break_even import crossing_interval, crossings
@@ -50,7 +51,7 @@ class _SampledLauncher:
             small = batch < AUTO_RAY_BATCH and self.args.address is None
             workers = 0 if small else min(os.cpu_count() or 1, n_shards) if self.args.address is None else n_shards
         self.workers = workers = min(int(workers), n_shards)
-        self.memory = sampled_estimate(load_game(spec).sampled(), batch, n_shards, workers)
+        self.memory = sampled_estimate(sampled_kernel(load_game(spec)), batch, n_shards, workers)
         available = available_bytes()
         if not self.args.quiet:
             print(self.memory.describe() + f" of {available / 1e9:.1f} GB available")

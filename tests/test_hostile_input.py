@@ -384,8 +384,7 @@ def test_crafted_sampled_checkpoints_are_one_line(sampled_files, files, tmp_path
     import struct
     import zlib
 
-    from distcfr.solve.checkpoint import load_any_checkpoint
-    from distcfr.solve.sampled_solver import SampledCheckpoint
+    from distcfr.solve.checkpoint import SampledCheckpoint, load_checkpoint
 
     data, _ = sampled_files
     head, body = split_checkpoint(data)
@@ -424,11 +423,11 @@ def test_crafted_sampled_checkpoints_are_one_line(sampled_files, files, tmp_path
     sampled.write_bytes(data)
     with pytest.raises(distcfr.BadFile, match="not of an exact one"):
         Checkpoint.load(sampled)
-    assert load_any_checkpoint(sampled).iteration == head["iteration"]
+    assert load_checkpoint(sampled).iteration == head["iteration"]
     earlier = tmp_path / "earlier.ckpt"  # the whole-table format sampled checkpoints had before they streamed
     earlier.write_bytes(pack({"format": "distcfr-checkpoint", "version": 1, "game": SAMPLED, "mode": "sampled"}))
     with pytest.raises(distcfr.BadFile, match="earlier format"):
-        load_any_checkpoint(earlier)
+        load_checkpoint(earlier)
 
 
 def test_crafted_class_strategy_files_are_one_line(sampled_files, tmp_path, capsys):

@@ -12,6 +12,7 @@ import pytest
 
 import distcfr
 from distcfr.cards import RANKS, lowball27_rank, parse
+from distcfr.engine.kernels import sampled_kernel
 from distcfr.evaluate.class_strategy import ClassStrategy
 from distcfr.evaluate.lowball_groups import all_groups, class_groups, group_of_hands, group_report
 from distcfr.games.hand_classes import HandClasses
@@ -103,7 +104,7 @@ def test_shares_sum_to_one_and_no_group_is_empty(ranks, suits, hand):
 
 
 def test_full_deck_shares_agree_with_the_hand_ranks(full):
-    """As tests/test_draw27_sampled.py::test_pat_low_frequencies: pat 9-low or better is 2.0% of
+    """As tests/test_sampled_draw27.py::test_pat_low_frequencies: pat 9-low or better is 2.0% of
     hands, J-low or better 9.7%, and the pat groups are exactly the hands ranked at most the worst
     such low."""
     classes, groups = full
@@ -122,7 +123,7 @@ def test_full_deck_shares_agree_with_the_hand_ranks(full):
 
 
 def random_strategy(game, seed: int) -> ClassStrategy:
-    kernel = game.sampled()
+    kernel = sampled_kernel(game)
     rng = np.random.default_rng(seed)
     tables = {}
     for block in kernel.blocks:

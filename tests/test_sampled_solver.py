@@ -9,8 +9,10 @@ import pytest
 from reference_sampled import solve_sampled
 
 import distcfr
+from distcfr.engine.kernels import sampled_kernel
 from distcfr.evaluate.class_strategy import load_class_strategy
-from distcfr.solve.sampled_solver import SampledCheckpoint, SampledSolver
+from distcfr.solve.checkpoint import SampledCheckpoint
+from distcfr.solve.sampled_solver import SampledSolver
 from distcfr.train import main
 
 SMALL = "draw27(ranks=6,suits=2,hand=2,stacks=2:3:1)"
@@ -230,7 +232,7 @@ def test_progress_brackets_are_off_where_a_bracket_does_not_fit_beside_the_worke
     from distcfr.engine.memory import sampled_estimate
 
     game = distcfr.load_game(SMALL)
-    memory = sampled_estimate(game.sampled(), 400, 4, 0)
+    memory = sampled_estimate(sampled_kernel(game), 400, 4, 0)
     # available memory where the run fits and a bracket beside it does not
     between = (memory.this_machine + memory.with_bracket / sampled_cli.BRACKET_MARGIN) / 2
     monkeypatch.setattr(sampled_cli, "available_bytes", lambda: int(between))

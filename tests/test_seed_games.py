@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import distcfr
+from distcfr.engine.kernels import sampled_kernel
 from distcfr.engine.layout import Layout
 from distcfr.evaluate.tables import render_tables
 from distcfr.games.community13 import showdown_sign
@@ -140,7 +141,7 @@ def test_bad_parameters(spec):
                                   "draw27(ranks=11,suits=2,hand=3)"])
 def test_too_large_to_enumerate_is_refused_by_the_exact_solver_and_sampled_instead(spec):
     game = distcfr.load_game(spec)  # a real game: the CLI solves it by sampling
-    assert game.exact_size_problem() and game.sampled().n_classes > 0
+    assert game.exact_size_problem() and sampled_kernel(game).n_classes > 0
     with pytest.raises(distcfr.BadParameter, match="sampling"):
         distcfr.Solver(game)
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import numpy as np
 
 from distcfr.engine.row_table import RowTable
-from distcfr.games.draw27_sampled import SampledDraw27
 
 BRACKET_CHUNK = 1 << 17  # deals evaluated together: bounds the bracket's memory at any size
 BRACKET_ROW_BYTES = 1 << 26  # and responding rows copied together (they grow with the stacks)
@@ -18,22 +17,22 @@ def _one_hot(values: np.ndarray) -> np.ndarray:
     return (np.arange(values.shape[-1]) == values.argmax(-1)[..., None]).astype(np.float64)
 
 
-def best_response(game: SampledDraw27, profile: dict[str, np.ndarray], deals: np.ndarray, player: int) -> None:
+def best_response(game, profile: dict[str, np.ndarray], deals: np.ndarray, player: int) -> None:
     """Set ``player``'s rows in ``profile`` of the classes it holds in ``deals`` (grouped by that
-    class, in class order) to a best response to the other player's rows on these deals: draws
-    chosen first from summed counterfactual values, then push / call using the chosen draws. A
+    class, in class order) to a best response to the other player's rows on these deals, block by
+    block in the kernel's ``response_order`` (draw27: the draws, then push / call given them). A
     class's values depend on its own rows only, so classes can be done in any groups."""
     h = game.hand
     ids = game.classes.classify(deals[:, player * h:(player + 1) * h])[0]
     held, counts = np.unique(ids, return_counts=True)
     if (np.diff(ids) < 0).any():
         raise ValueError("best_response needs deals grouped by the player's class, in class order")
-    for name in (("btn_draw", "btn_push"), ("bb_draw", "bb_call"))[player]:
+    for name in game.response_order[player]:
         got = game.class_sums(profile, deals, player, counts)[name]  # rows: the classes held
         profile[name][held] = _one_hot(got.q)
 
 
-def bracket_chunks(game: SampledDraw27, per_class: int) -> list[tuple[int, int]]:
+def bracket_chunks(game, per_class: int) -> list[tuple[int, int]]:
     """The class ranges a bracket evaluates together (their deal streams are keyed by the first):
     at most ``BRACKET_CHUNK`` deals, and at most ``BRACKET_ROW_BYTES`` of the responding player's
     float16 rows (the best response's copy: 15 kB per class at 39 stacks of 5 cards)."""
@@ -42,7 +41,7 @@ def bracket_chunks(game: SampledDraw27, per_class: int) -> list[tuple[int, int]]
     return [(first, min(first + step, game.n_classes)) for first in range(0, game.n_classes, step)]
 
 
-def bracket_chunk(game: SampledDraw27, sigma: dict, seed: int, per_class: int, player: int, first: int,
+def bracket_chunk(game, sigma: dict, seed: int, per_class: int, player: int, first: int,
                   stop: int) -> np.ndarray:
     """(6, B): what classes [first, stop) of ``player`` add to the bracket's sums: the hand-weighted
     mean and variance of its best response's in-sample value, of the same best response scored on

@@ -23,9 +23,10 @@ from collections.abc import Iterable, Iterator
 
 import numpy as np
 
+from distcfr.engine.kernels import sampled_kernel
 from distcfr.engine.row_table import RowTable
 from distcfr.engine.sampled_bracket import bracket_chunk, chunk_total
-from distcfr.games.draw27_sampled import sum_last
+from distcfr.engine.sampled_draw27 import sum_last
 from distcfr.games.registry import load_game
 
 TABLE_DTYPE = np.float32  # regrets and sums: 245 MB per stack for 5 cards from 52
@@ -128,7 +129,7 @@ class SampledRowGroup:
 
     def __init__(self, spec: str, n_shards: int, first: int, stop: int, seed: int, batch: int,
                  table_dtype=TABLE_DTYPE):
-        self.kernel = kernel = load_game(spec).sampled()
+        self.kernel = kernel = sampled_kernel(load_game(spec))
         self.n_shards, self.first, self.stop, self.seed, self.batch = n_shards, first, stop, seed, batch
         self.bounds = class_blocks(kernel.n_classes, n_shards)
         self.lo, self.hi = int(self.bounds[first]), int(self.bounds[stop])

@@ -1,5 +1,5 @@
 """The strategy of a chance-sampled solve: one row per suit-isomorphic hand class and block
-(``distcfr.games.draw27_sampled``), evaluated by the sampled exploitability bracket, or exactly
+(``distcfr.engine.sampled_draw27``), evaluated by the sampled exploitability bracket, or exactly
 where the game is small enough to enumerate. Files store the probabilities as float16."""
 
 from __future__ import annotations
@@ -8,8 +8,9 @@ from functools import cached_property
 
 import numpy as np
 
+from distcfr.engine.kernels import sampled_kernel
 from distcfr.errors import BadFile, DistcfrError
-from distcfr.evaluate.sampled import Bracket, exploitability_bracket, to_exact_strategy
+from distcfr.evaluate.sampled import Bracket, exploitability_bracket
 from distcfr.evaluate.strategy import Strategy
 from distcfr.games.registry import load_game
 from distcfr.io.class_strategy_file import (  # noqa: F401 (KIND: the file kind, for readers dispatching on it)
@@ -29,7 +30,7 @@ class ClassStrategy:
 
     def __init__(self, game, tables: dict[str, np.ndarray], meta: dict | None = None):
         self.game = game
-        self.kernel = game.sampled()
+        self.kernel = sampled_kernel(game)
         self.tables = tables
         self.meta = dict(meta or {})
 
@@ -51,7 +52,7 @@ class ClassStrategy:
     def to_exact(self) -> Strategy:
         """The same strategy as a table of the exact game (small configurations only), for its
         exact exploitability."""
-        layout, probs = to_exact_strategy(self.kernel, self.tables)
+        layout, probs = self.kernel.to_exact(self.tables)
         return Strategy(layout, probs, meta=self.meta)
 
     def save(self, path) -> None:
@@ -73,7 +74,7 @@ def load_class_strategy(path) -> ClassStrategy:
         spec = file.header["game"]
         try:
             game = load_game(spec)
-            kernel = game.sampled()
+            kernel = sampled_kernel(game)
         except (DistcfrError, AttributeError) as err:
             raise BadFile(f"{path}: its game {spec[:200]!r} cannot be sampled: {err}") from None
         dims = {"game": game.spec, "classes": kernel.n_classes, "variants": len(game.variant_labels),

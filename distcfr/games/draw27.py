@@ -91,7 +91,7 @@ class Draw27(Game):
 
     def exact_size_problem(self) -> str | None:
         """Why this configuration is too large to enumerate (None when it is not): then it is solved
-        by sampling (``sampled()``)."""
+        by sampling (``distcfr.engine.kernels.sampled_kernel``)."""
         r, s, h = self.params.ranks, self.params.suits, self.params.hand
         if self.n_deals > MAX_EXACT_DEALS:
             return (f"draw27 with {r} ranks, {s} suits, {h} cards has {self.n_deals:,} deals, more than the "
@@ -102,12 +102,6 @@ class Draw27(Game):
                     f"draw expectation (~{work / 7e8 / 60:,.0f} min here); the exact solver stops at "
                     f"{MAX_EXACT_DRAW_PAIRS:.0e}")
         return None
-
-    def sampled(self):
-        """The chance-sampled form of this game (``distcfr.games.draw27_sampled``)."""
-        from distcfr.games.draw27_sampled import SampledDraw27
-
-        return SampledDraw27(self.params.ranks, self.params.suits, self.params.hand, self.params.stacks)
 
     # ---- cards ------------------------------------------------------------------------------
     @property

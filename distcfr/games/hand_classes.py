@@ -17,6 +17,7 @@ plain ascending card id, as in ``distcfr.games.draw27``.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import numpy as np
 
@@ -173,3 +174,10 @@ class HandClasses:
             raise BadParameter(f"{text!r} is not {self.hand} distinct cards of this deck ({SUITS[:self.suits]} "
                                f"suits, ranks up to {RANKS[self.ranks - 1]})")
         return int(self.classify(cards[None])[0][0])
+
+
+@lru_cache(maxsize=4)
+def hand_classes(ranks: int, suits: int, hand: int) -> HandClasses:
+    """The hand classes of a configuration, built once per process (building enumerates every hand
+    of the deck)."""
+    return HandClasses(ranks, suits, hand)

@@ -1,5 +1,5 @@
 """Compact strategy files of chance-sampled solves: one float16 table per block of a game's
-hand-class tables (``distcfr.games.draw27_sampled``), each row a distribution over the block's
+hand-class tables (``distcfr.engine.sampled_draw27``), each row a distribution over the block's
 actions, and the run's metadata. Reading and checking them against the game is
 distcfr.evaluate.class_strategy's; the schema below is the whole of what such a file may hold."""
 

@@ -1,21 +1,29 @@
-"""Checkpoints: everything a solve needs to continue bitwise as if never stopped."""
+"""Checkpoints: everything a solve needs to continue bitwise as if never stopped. An exact solve's
+(``Checkpoint``: its whole tables) and a sampled solve's (``SampledCheckpoint``: its stream key and
+where its tables are, streamed chunk by chunk); ``load_checkpoint`` reads either, as the file's
+header says. The file formats are distcfr.io.checkpoint's and distcfr.io.sampled_checkpoint's."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
+from distcfr.engine.kernels import sampled_kernel
 from distcfr.engine.layout import Layout
 from distcfr.errors import BadFile, DistcfrError
 from distcfr.evaluate.strategy import game_layout
+from distcfr.games.registry import load_game
 from distcfr.io.checkpoint import UPDATES, open_checkpoint_file, write_checkpoint_file
+from distcfr.io.sampled_checkpoint import CHUNK_BYTES, SampledCheckpointFile, TableSpec, write_sampled_checkpoint
 from distcfr.io.sampled_checkpoint import KIND as SAMPLED_KIND
+from distcfr.io.sampled_checkpoint import chunks as table_chunks
 from distcfr.io.schema import file_format, game_dims
-from distcfr.solve.rules import Rule, rule_from_fields
+from distcfr.solve.rules import Rule, rule_from_fields, sampled_rule
 
 TABLES = ("regrets", "sums", "sigma", "prediction")
-__all__ = ["TABLES", "UPDATES", "Checkpoint"]
+__all__ = ["TABLES", "UPDATES", "Checkpoint", "SampledCheckpoint", "load_checkpoint"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -94,10 +102,82 @@ def _check_iteration(path, layout: Layout, rule: Rule, fields: dict) -> None:
                       f"total {found:.6g}; {rule.name} after {updates} updates gives {low:.6g} to {high:.6g})")
 
 
-def load_any_checkpoint(path):
-    """A Checkpoint, or a SampledCheckpoint for a sampled solve's file (its format says which)."""
-    if file_format(path) == SAMPLED_KIND:
-        from distcfr.solve.sampled_solver import SampledCheckpoint
+def table_specs(kernel) -> list[TableSpec]:
+    """The tables of a sampled checkpoint, in file order: every block's regrets, then its sums."""
+    return ([TableSpec(f"regrets.{b.name}", (kernel.n_classes, *b.shape), "finite") for b in kernel.blocks]
+            + [TableSpec(f"sums.{b.name}", (kernel.n_classes, *b.shape), "nonnegative") for b in kernel.blocks])
 
+
+@dataclass(frozen=True, eq=False)
+class SampledCheckpoint:
+    """A sampled solve's state: the stream key (seed, batch, shards), where it stands, and where
+    its regret and sum tables are: a running solver's shards (``source``) or a checked file
+    (``path``). The current strategy is regret matching on the regrets."""
+
+    game: str
+    rule: Rule
+    seed: int
+    batch: int
+    shards: int
+    iteration: int
+    phase: int
+    source: object = None  # a sampled shard set
+    path: object = None
+    mode = "sampled"
+    updates = "alternating"
+
+    def save(self, path) -> None:
+        """Write the checkpoint to ``path`` atomically, a chunk of rows at a time (the file
+        format: distcfr.io.sampled_checkpoint)."""
+        assert self.source is not None, "a checkpoint read from a file is saved by the solver it resumes"
+        fields = {"game": self.game, "rule": self.rule.fields(), "seed": self.seed, "batch": self.batch,
+                  "shards": self.shards, "iteration": self.iteration, "phase": self.phase}
+        kernel = sampled_kernel(load_game(self.game))
+        write_sampled_checkpoint(path, fields, table_specs(kernel), np.dtype(self.source.tables_dtype).str,
+                                 self.source.read_rows)
+
+    def chunks(self, dtype) -> Iterator[tuple[str, int, np.ndarray]]:
+        """(table, first row, rows) of every table, as ``dtype``."""
+        if self.source is not None:  # straight from a running solver's shards, a file's chunk at a time
+            requests = [(t.name, lo, hi) for t in table_specs(sampled_kernel(load_game(self.game)))
+                        for lo, hi in table_chunks(t, np.dtype(dtype).str, CHUNK_BYTES)]
+            for (name, lo, _), rows in zip(requests, self.source.read_rows(requests)):
+                yield name, lo, rows.astype(dtype, copy=False)
+            return
+        with SampledCheckpointFile(self.path) as file:
+            self._read_fields(file)
+            for name, lo, rows in file.tables():
+                yield name, lo, rows.astype(dtype, copy=False)
+
+    @classmethod
+    def load(cls, path) -> SampledCheckpoint:
+        """Read and check a sampled checkpoint's fields and length (its tables are checked chunk
+        by chunk as they stream into a solver: :meth:`chunks`). BadFile (one line) for anything
+        that is not a checkpoint of a real sampled run."""
+        with SampledCheckpointFile(path) as file:
+            return cls._read_fields(file)
+
+    @classmethod
+    def _read_fields(cls, file: SampledCheckpointFile) -> SampledCheckpoint:
+        path, spec = file.path, file.header["game"]
+        try:
+            game = load_game(spec)
+            kernel = sampled_kernel(game)
+        except (DistcfrError, AttributeError) as err:
+            raise BadFile(f"{path}: its game {spec[:200]!r} cannot be sampled: {err}") from None
+        fields = file.read_fields({"game": game.spec}, table_specs(kernel))
+        try:
+            rule = sampled_rule(rule_from_fields(fields["rule"], complete=True).name)
+        except DistcfrError as err:
+            raise BadFile(f"{path}: its rule cannot be used: {err}") from None
+        if not 1 <= fields["shards"] <= kernel.n_classes:
+            raise BadFile(f"{path}: {fields['shards']} shards for {kernel.n_classes} hand classes")
+        ints = [fields[k] for k in ("seed", "batch", "shards", "iteration", "phase")]
+        return cls(game.spec, rule, *ints, path=path)
+
+
+def load_checkpoint(path) -> Checkpoint | SampledCheckpoint:
+    """The checkpoint at ``path``, exact or sampled as its file's header says."""
+    if file_format(path) == SAMPLED_KIND:
         return SampledCheckpoint.load(path)
     return Checkpoint.load(path)

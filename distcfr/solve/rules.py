@@ -159,6 +159,16 @@ def make_rule(name: str, **given: float | None) -> Rule:
     return Rule(kind, tuple(params.items()))
 
 
+def sampled_rule(name: str) -> Rule:
+    """The rule called ``name`` for chance-sampled solving (BadParameter, saying why, for a rule the
+    registry marks as not used with sampling)."""
+    rule = make_rule(name)
+    if rule.kind.sampled_weight is None:
+        raise BadParameter(f"{rule.name} is not used with sampling: {rule.kind.not_sampled_because}; "
+                           f"use lcfr (the default) or cfr")
+    return rule
+
+
 def rule_from_fields(fields: Mapping, complete: bool = False) -> Rule:
     """The rule a checkpoint or summary's ``fields()`` describe; with ``complete``, every
     parameter of the rule must be given (as ``fields()`` writes them)."""

@@ -14,20 +14,19 @@ Sandholm, AAAI 2019).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable
 
 import numpy as np
 
+from distcfr.engine.kernels import sampled_kernel
 from distcfr.engine.sampled_bracket import bracket_chunks
 from distcfr.engine.sampled_shards import TABLE_DTYPE, LocalSampledShards, class_visits
-from distcfr.errors import BadFile, BadParameter, DistcfrError
+from distcfr.errors import BadParameter
 from distcfr.evaluate.class_strategy import BRACKET_SEED, ClassStrategy, default_per_class
 from distcfr.evaluate.sampled import Bracket, bracket_from_sums
 from distcfr.games.registry import load_game
-from distcfr.io.sampled_checkpoint import CHUNK_BYTES, SampledCheckpointFile, TableSpec, write_sampled_checkpoint
-from distcfr.io.sampled_checkpoint import chunks as table_chunks
-from distcfr.solve.rules import Rule, make_rule, rule_from_fields
+from distcfr.solve.checkpoint import SampledCheckpoint
+from distcfr.solve.rules import sampled_rule
 from distcfr.solve.run import RunPlan, run
 
 DEFAULT_RULE = "lcfr"
@@ -42,14 +41,6 @@ def default_batch(kernel) -> int:
     return max(DEFAULT_BATCH, BATCH_PER_CLASS * kernel.n_classes)
 
 
-def sampled_rule(name: str) -> Rule:
-    rule = make_rule(name)
-    if rule.kind.sampled_weight is None:
-        raise BadParameter(f"{rule.name} is not used with sampling: {rule.kind.not_sampled_because}; "
-                           f"use lcfr (the default) or cfr")
-    return rule
-
-
 class SampledSolver:
     """Chance-sampled solver of a game with ``sampled()`` (draw27). ``shard_set`` is a factory
     ``(spec, n_shards, seed, batch) -> sampled shard set`` (in-process by default)."""
@@ -57,7 +48,7 @@ class SampledSolver:
     def __init__(self, game, algorithm: str = "auto", batch: int | None = None, seed: int = 0,
                  shards: int | None = None, shard_set: Callable | None = None, table_dtype=TABLE_DTYPE):
         self.rule = sampled_rule(DEFAULT_RULE if algorithm in ("auto", None) else algorithm)
-        self.kernel = game.sampled()
+        self.kernel = sampled_kernel(game)
         batch = default_batch(self.kernel) if batch is None else batch
         if batch < 1 or (shards is not None and not 1 <= shards <= self.kernel.n_classes):
             raise BadParameter(f"need a batch of at least 1 deal and 1 to {self.kernel.n_classes} shards "
@@ -174,77 +165,3 @@ class SampledSolver:
             raise
         solver.iteration, solver.phase = checkpoint.iteration, checkpoint.phase
         return solver
-
-
-def table_specs(kernel) -> list[TableSpec]:
-    """The tables of a sampled checkpoint, in file order: every block's regrets, then its sums."""
-    return ([TableSpec(f"regrets.{b.name}", (kernel.n_classes, *b.shape), "finite") for b in kernel.blocks]
-            + [TableSpec(f"sums.{b.name}", (kernel.n_classes, *b.shape), "nonnegative") for b in kernel.blocks])
-
-
-@dataclass(frozen=True, eq=False)
-class SampledCheckpoint:
-    """A sampled solve's state: the stream key (seed, batch, shards), where it stands, and where
-    its regret and sum tables are: a running solver's shards (``source``) or a checked file
-    (``path``). The current strategy is regret matching on the regrets."""
-
-    game: str
-    rule: Rule
-    seed: int
-    batch: int
-    shards: int
-    iteration: int
-    phase: int
-    source: object = None  # a sampled shard set
-    path: object = None
-    mode = "sampled"
-    updates = "alternating"
-
-    def save(self, path) -> None:
-        """Write the checkpoint to ``path`` atomically, a chunk of rows at a time (the file
-        format: distcfr.io.sampled_checkpoint)."""
-        assert self.source is not None, "a checkpoint read from a file is saved by the solver it resumes"
-        fields = {"game": self.game, "rule": self.rule.fields(), "seed": self.seed, "batch": self.batch,
-                  "shards": self.shards, "iteration": self.iteration, "phase": self.phase}
-        kernel = load_game(self.game).sampled()
-        write_sampled_checkpoint(path, fields, table_specs(kernel), np.dtype(self.source.tables_dtype).str,
-                                 self.source.read_rows)
-
-    def chunks(self, dtype) -> Iterator[tuple[str, int, np.ndarray]]:
-        """(table, first row, rows) of every table, as ``dtype``."""
-        if self.source is not None:  # straight from a running solver's shards, a file's chunk at a time
-            requests = [(t.name, lo, hi) for t in table_specs(load_game(self.game).sampled())
-                        for lo, hi in table_chunks(t, np.dtype(dtype).str, CHUNK_BYTES)]
-            for (name, lo, _), rows in zip(requests, self.source.read_rows(requests)):
-                yield name, lo, rows.astype(dtype, copy=False)
-            return
-        with SampledCheckpointFile(self.path) as file:
-            self._read_fields(file)
-            for name, lo, rows in file.tables():
-                yield name, lo, rows.astype(dtype, copy=False)
-
-    @classmethod
-    def load(cls, path) -> SampledCheckpoint:
-        """Read and check a sampled checkpoint's fields and length (its tables are checked chunk
-        by chunk as they stream into a solver: :meth:`chunks`). BadFile (one line) for anything
-        that is not a checkpoint of a real sampled run."""
-        with SampledCheckpointFile(path) as file:
-            return cls._read_fields(file)
-
-    @classmethod
-    def _read_fields(cls, file: SampledCheckpointFile) -> SampledCheckpoint:
-        path, spec = file.path, file.header["game"]
-        try:
-            game = load_game(spec)
-            kernel = game.sampled()
-        except (DistcfrError, AttributeError) as err:
-            raise BadFile(f"{path}: its game {spec[:200]!r} cannot be sampled: {err}") from None
-        fields = file.read_fields({"game": game.spec}, table_specs(kernel))
-        try:
-            rule = sampled_rule(rule_from_fields(fields["rule"], complete=True).name)
-        except DistcfrError as err:
-            raise BadFile(f"{path}: its rule cannot be used: {err}") from None
-        if not 1 <= fields["shards"] <= kernel.n_classes:
-            raise BadFile(f"{path}: {fields['shards']} shards for {kernel.n_classes} hand classes")
-        ints = [fields[k] for k in ("seed", "batch", "shards", "iteration", "phase")]
-        return cls(game.spec, rule, *ints, path=path)

@@ -5,13 +5,13 @@ from operator import add
 
 import numpy as np
 import pytest
-from reference_sampled import solve_sampled
+from reference_sampled import cfr_values, fixed_point_bits, solve_sampled
 
 from distcfr.cards import lowball27_rank, parse
+from distcfr.engine.sampled_draw27 import SampledDraw27, exact_masks, to_exact_strategy
 from distcfr.errors import BadParameter
-from distcfr.evaluate.sampled import exact_masks, exploitability_bracket, to_exact_strategy
+from distcfr.evaluate.sampled import exploitability_bracket
 from distcfr.evaluate.strategy import Strategy
-from distcfr.games.draw27_sampled import SampledDraw27
 from distcfr.games.draw_equity import showdown_equity
 
 Z = 4.5  # tolerance in standard errors for sampled means (fixed seeds: a failure is a real shift)
@@ -99,7 +99,7 @@ def test_cfr_values_match_brute_force(ranks, suits, hand, n):
     game = SampledDraw27(ranks, suits, hand, stacks=(1.5, 4.0))
     sigma = random_sigma(game, np.random.default_rng(1))
     deals = game.sample_deals(9, 2, 3, n)
-    got = game.cfr_values(sigma, deals)
+    got = cfr_values(game, sigma, deals)
     want = brute_values(game, sigma, deals)
     assert set(got) == set(want)
     for name, sums in got.items():
@@ -108,7 +108,7 @@ def test_cfr_values_match_brute_force(ranks, suits, hand, n):
             q, reach = want[name].get(c, (0.0, 0.0))  # a class no deal holds sums to zero
             np.testing.assert_allclose(sums.q[i], q, rtol=1e-5, atol=1e-5)
             np.testing.assert_allclose(sums.reach[i], reach, rtol=1e-6)
-    one = game.cfr_values(sigma, deals, players=(1,))
+    one = cfr_values(game, sigma, deals, players=(1,))
     assert set(one) == {"bb_call", "bb_draw"}  # its deals sorted by the big blind's class: another order of sums
     np.testing.assert_allclose(one["bb_draw"].q, got["bb_draw"].q, rtol=1e-12, atol=1e-12)
 
@@ -150,8 +150,8 @@ def test_deals_are_valid_uniform_and_reproducible():
 
 def test_cfr_values_bitwise_reproducible(full):
     sigma = random_sigma(full, np.random.default_rng(2), np.float32)
-    a = full.cfr_values(sigma, full.sample_deals(3, 1, 8, 3000))
-    b = full.cfr_values(sigma, full.sample_deals(3, 1, 8, 3000))
+    a = cfr_values(full, sigma, full.sample_deals(3, 1, 8, 3000))
+    b = cfr_values(full, sigma, full.sample_deals(3, 1, 8, 3000))
     for name in a:
         assert np.array_equal(a[name].rows, b[name].rows)
         assert a[name].q.tobytes() == b[name].q.tobytes() and a[name].reach.tobytes() == b[name].reach.tobytes()
@@ -282,10 +282,10 @@ def test_batch_sums_are_exact_whatever_the_grouping_of_deals(stacks):
     game = SampledDraw27(6, 2, 2, stacks=stacks)
     sigma = random_sigma(game, np.random.default_rng(5), np.float32)
     deals = game.sample_deals(2, 0, 1, 5000)
-    bits = game.fixed_point_bits(len(deals))
-    whole = game.cfr_values(sigma, deals, bits=bits)
+    bits = fixed_point_bits(game, len(deals))
+    whole = cfr_values(game, sigma, deals, bits=bits)
     cuts = [0, 7, 1200, 1201, 3333, 5000]
-    parts = [game.cfr_values(sigma, deals[a:b], bits=bits) for a, b in zip(cuts, cuts[1:])]
+    parts = [cfr_values(game, sigma, deals[a:b], bits=bits) for a, b in zip(cuts, cuts[1:])]
     for name, sums in whole.items():
         for summed in (reduce(add, (p[name] for p in parts)), reduce(add, (p[name] for p in parts[::-1]))):
             assert np.array_equal(sums.rows, summed.rows)
@@ -293,7 +293,7 @@ def test_batch_sums_are_exact_whatever_the_grouping_of_deals(stacks):
             assert sums.fixed_reach.tobytes() == summed.fixed_reach.tobytes()
         dense = np.zeros((game.n_classes, *game.block(name).shape))  # the float64 sums, for scale
         for part in np.array_split(deals, 10):
-            got = game.cfr_values(sigma, part, bits=bits)[name]
+            got = cfr_values(game, sigma, part, bits=bits)[name]
             dense[got.rows] += got.q
         np.testing.assert_allclose(sums.q, dense[sums.rows], rtol=1e-9, atol=1e-9)
 
@@ -301,14 +301,15 @@ def test_batch_sums_are_exact_whatever_the_grouping_of_deals(stacks):
 def test_five_card_sums_are_exact_whatever_the_grouping(full):
     sigma = random_sigma(full, np.random.default_rng(3), np.float32)
     deals = full.sample_deals(4, 0, 0, 1500)
-    whole = full.cfr_values(sigma, deals, players=(0,), bits=30)
-    parts = [full.cfr_values(sigma, part, players=(0,), bits=30) for part in (deals[:611], deals[611:612], deals[612:])]
+    whole = cfr_values(full, sigma, deals, players=(0,), bits=30)
+    pieces = (deals[:611], deals[611:612], deals[612:])
+    parts = [cfr_values(full, sigma, part, players=(0,), bits=30) for part in pieces]
     for name, sums in whole.items():  # one deal alone too: numpy multiplies a single matrix another way
         assert sums.fixed_q.tobytes() == (parts[2][name] + parts[0][name] + parts[1][name]).fixed_q.tobytes()
 
 
 def test_fixed_point_has_room_for_the_batch():
     game = SampledDraw27(6, 2, 2, stacks=(20.0,))
-    assert game.fixed_point_bits(100) == 40 and 30 <= game.fixed_point_bits(537_836) < 40
+    assert fixed_point_bits(game, 100) == 40 and 30 <= fixed_point_bits(game, 537_836) < 40
     with pytest.raises(BadParameter):
-        game.fixed_point_bits(10**15)
+        fixed_point_bits(game, 10**15)

@@ -18,13 +18,14 @@ whatever the order or grouping of the deals (and the number of workers).
 from __future__ import annotations
 
 import dataclasses
-import math
 
 import numpy as np
 
 from distcfr.cards import CARD_KEYS, rank_of_keys
+from distcfr.engine.layout import Layout
 from distcfr.errors import BadParameter
-from distcfr.games.hand_classes import HandClasses
+from distcfr.games.draw27 import Draw27
+from distcfr.games.hand_classes import hand_classes
 
 _WORK = np.float32  # sigma gathers and per-deal products; class sums are float64
 _CHUNK_FLOATS = 1 << 19  # per-deal temporaries of one chunk of deals: cache-sized
@@ -43,49 +44,6 @@ class Block:
 
 
 @dataclasses.dataclass(frozen=True)
-class ClassSums:
-    """Batch sums of one block for the classes the batch touched, in fixed point.
-
-    rows (n,) sorted unique class ids; fixed_q (n, *shape) int64 counterfactual action values in the
-    acting player's payoff and fixed_reach (n, *shape[:-1]) int64 own reach, both times 2**bits. Each
-    deal's values are rounded to fixed point before any sum, so sums are exact: the same whatever the
-    order, the grouping of deals or the number of workers.
-    """
-
-    rows: np.ndarray
-    fixed_q: np.ndarray
-    fixed_reach: np.ndarray
-    bits: int
-
-    @property
-    def q(self) -> np.ndarray:
-        return self.fixed_q * 2.0 ** -self.bits
-
-    @property
-    def reach(self) -> np.ndarray:
-        return self.fixed_reach * 2.0 ** -self.bits
-
-    def __add__(self, other: ClassSums) -> ClassSums:
-        """The sums of two batches: rows merged, values added."""
-        if self.bits != other.bits:
-            raise ValueError(f"fixed-point sums of {self.bits} and {other.bits} bits do not add")
-        if len(self.rows) == len(other.rows) and np.array_equal(self.rows, other.rows):
-            return ClassSums(self.rows, self.fixed_q + other.fixed_q, self.fixed_reach + other.fixed_reach, self.bits)
-        size = max(self.rows[-1] if len(self.rows) else -1, other.rows[-1] if len(other.rows) else -1) + 1
-        present = np.zeros(size, dtype=bool)  # the union of two sorted row sets, without a sort
-        present[self.rows] = present[other.rows] = True
-        rows = np.flatnonzero(present)
-        place = np.cumsum(present) - 1  # row id -> its place in ``rows``
-        q = np.zeros((len(rows), *self.fixed_q.shape[1:]), dtype=np.int64)
-        reach = np.zeros((len(rows), *self.fixed_reach.shape[1:]), dtype=np.int64)
-        for part in (self, other):
-            at = place[part.rows]
-            q[at] += part.fixed_q
-            reach[at] += part.fixed_reach
-        return ClassSums(rows, q, reach, self.bits)
-
-
-@dataclasses.dataclass(frozen=True)
 class ClassTotals:
     """Batch sums of one block per hand class: rows (G,) class ids, q (G, *shape) counterfactual
     action values in the acting player's payoff, reach (G, B) own reach (float32)."""
@@ -101,7 +59,7 @@ class SampledDraw27:
     def __init__(self, ranks: int = 13, suits: int = 4, hand: int = 5, stacks=(3.0,)):
         if ranks * suits < 4 * hand:
             raise BadParameter(f"a deck of {ranks * suits} cards is too small for {hand}-card hands and two full draws")
-        self.classes = HandClasses(ranks, suits, hand)
+        self.classes = hand_classes(ranks, suits, hand)
         self.ranks, self.suits, self.hand = ranks, suits, hand
         self.stacks = np.asarray(stacks, dtype=np.float64).reshape(-1)  # (B,)
         h, m, b = hand, 1 << hand, len(self.stacks)
@@ -117,9 +75,17 @@ class SampledDraw27:
         self.chunk = int(np.clip(_CHUNK_FLOATS // ((h + 1) * b * m), 16, _MAX_CHUNK))
         self._class_chunk = int(np.clip(4 * _CHUNK_FLOATS // ((h + 1) * b * m + m * m), 16, 4 * _MAX_CHUNK))
 
+    # per player, the blocks a best response sets, in order: the draws first (from summed counterfactual
+    # values), then push or call given the chosen draws
+    response_order = (("btn_draw", "btn_push"), ("bb_draw", "bb_call"))
+
     @property
     def n_classes(self) -> int:
         return self.classes.n_classes
+
+    def to_exact(self, tables: dict[str, np.ndarray]):
+        """(layout, probs): these class tables as a table of the exact game (:func:`to_exact_strategy`)."""
+        return to_exact_strategy(self, tables)
 
     def block(self, name: str) -> Block:
         return next(b for b in self.blocks if b.name == name)
@@ -227,44 +193,6 @@ class SampledDraw27:
                     np.matmul(w2[:, :, lo:hi], wt[:, lo:hi], out=x[:, k])  # (D, B, n_k) @ (D, n_k, M)
             out["x"] = x
         return out
-
-    def fixed_point_bits(self, batch: int) -> int:
-        """Fraction bits of the fixed-point sums of ``batch`` deals: as many as int64 holds without
-        overflow (a deal's values are at most the largest stack, its reach at most 1), 40 at most."""
-        bound = batch * (float(self.stacks.max()) + 1)
-        bits = min(40, 62 - math.ceil(math.log2(bound)))
-        if bits < 16:
-            raise BadParameter(f"a batch of {batch:,} deals is too large for exact sums at stacks up to "
-                               f"{self.stacks.max():g}")
-        return bits
-
-    def cfr_values(self, sigma: dict[str, np.ndarray], deals: np.ndarray, players=(0, 1),
-                   bits: int | None = None) -> dict[str, ClassSums]:
-        """Batch sums of counterfactual action values and own reach, per block of ``players``.
-
-        sigma: block name -> current strategy (C, *shape) float32 or float64; deals: (D, 4H) from
-        :meth:`sample_deals`; bits: of the fixed-point sums (default: ``fixed_point_bits(D)``; sums
-        that will be added together need the same). Returns block name -> :class:`ClassSums`.
-        """
-        bits = self.fixed_point_bits(max(len(deals), 1)) if bits is None else bits
-        c1, c2, can1, can2, stub = self._columns(deals)
-        first = 0 if 0 in players else 1  # deals sorted by this player's class: its sums are added chunk by chunk
-        order = np.argsort((c1, c2)[first], kind="stable")
-        c1, c2, can1, can2, stub = c1[order], c2[order], can1[:, order], can2[:, order], stub[:, order]
-        classes = (c1, c2)  # per player
-        sums = {b.name: (_Accumulator(classes[b.player], b.shape, bits, self.n_classes), b.player)
-                for b in self.blocks if b.player in players}
-        later: dict[str, list] = {}  # the other player's (smaller) per-deal values, summed once at the end
-        for cut, wt in self._chunks(can1, can2, stub):
-            v = self._chunk_values(sigma, c1[cut], c2[cut], wt, button=0 in players)
-            for name, (q, reach) in self._block_values(v, np.ones_like(v["p"])).items():
-                if name in sums and sums[name][1] == first:
-                    sums[name][0].add(classes[first][cut], q, reach)
-                elif name in sums:
-                    later.setdefault(name, []).append((q, reach))
-        for name, parts in later.items():
-            sums[name][0].add(classes[1 - first], *(np.concatenate(x) for x in zip(*parts)))
-        return {name: acc.result() for name, (acc, _) in sums.items()}
 
     def class_sums(self, sigma: dict, deals: np.ndarray, player: int, counts: np.ndarray) -> dict[str, ClassTotals]:
         """Batch sums of ``player``'s counterfactual action values and own reach per hand class, for
@@ -388,16 +316,6 @@ class SampledDraw27:
             for t in range(0, len(wt), self.chunk):
                 yield slice(s + t, s + min(len(wt), t + self.chunk)), wt[t:t + self.chunk]
 
-    @staticmethod
-    def _block_values(v, ones) -> dict[str, tuple]:
-        """Block name -> (per-deal action values, per-deal own reach (D, B)) from :meth:`_chunk_values`."""
-        p, q, v2 = v["p"], v["q"], v["v2"]
-        out = {"bb_call": (np.stack([-p, -p * v2], axis=-1), ones), "bb_draw": (v["q_bb_draw"], q)}
-        if "x" in v:
-            out["btn_push"] = (np.stack([-0.5 * ones, q * v2 + (1 - q)], axis=-1), ones)
-            out["btn_draw"] = (v["x"], p)
-        return out
-
     def deal_values(self, sigma: dict[str, np.ndarray], deals: np.ndarray) -> np.ndarray:
         """(D, B) float64 button payoff of each deal when both players follow ``sigma`` (draws in expectation)."""
         c1, c2, can1, can2, stub = self._columns(deals)
@@ -433,38 +351,39 @@ def _shuffle_top(perm: np.ndarray, picks: int, rng: np.random.Generator) -> np.n
     return perm[:, :picks]
 
 
-class _Accumulator:
-    """Fixed-point sums of per-deal rows by class over a batch: each deal's values are rounded to
-    multiples of 2**-bits first, so the int64 sums are exact and independent of the order of deals."""
+# ---- the same strategy in the exact game ------------------------------------------------------------
+def exact_layout(game: SampledDraw27):
+    """The infoset layout of the exact ``draw27`` game of the same configuration (the one place that
+    uses the exact engine)."""
+    exact = Draw27(Draw27.Params(ranks=game.ranks, suits=game.suits, hand=game.hand,
+                                 stacks=tuple(float(s) for s in game.stacks)))
+    exact.validate()
+    return Layout(exact)
 
-    def __init__(self, classes: np.ndarray, shape: tuple[int, ...], bits: int, n_classes: int):
-        self.rows = np.unique(classes)  # (n,) sorted
-        if 2 * len(self.rows) > n_classes:  # most classes: every row (zeros add nothing), sums add without a scatter
-            self.rows = np.arange(n_classes)
-        self.q = np.zeros((len(self.rows), *shape), dtype=np.int64)
-        self.reach = np.zeros((len(self.rows), shape[-2]), dtype=np.int64)  # (n, B): the reach does not depend on k
-        self.shape, self.scale, self.bits = shape, 2.0**bits, bits
 
-    def add(self, classes: np.ndarray, q: np.ndarray, reach: np.ndarray) -> None:
-        """Add per-deal rows q (D, *shape), reach (D, B) of deals of classes (D,)."""
-        at = np.searchsorted(self.rows, classes)  # (D,) accumulator row of each deal
-        q, reach = self._fixed(q), self._fixed(reach)
-        if not (np.diff(at) > 0).all():  # classes repeat: sum their deals first
-            order = np.argsort(at, kind="stable") if (np.diff(at) < 0).any() else slice(None)
-            at = at[order]
-            starts = np.flatnonzero(np.r_[True, at[1:] != at[:-1]])
-            q, reach, at = np.add.reduceat(q[order], starts), np.add.reduceat(reach[order], starts), at[starts]
-        if len(at) and at[-1] - at[0] == len(at) - 1:  # consecutive rows (deals sorted by class): a slice
-            at = slice(at[0], at[-1] + 1)
-        self.q[at] += q
-        self.reach[at] += reach
+def exact_masks(game: SampledDraw27, hands: np.ndarray) -> np.ndarray:
+    """(n, M) the exact game's discard mask (bit j = j-th lowest card id) of each canonical mask of each
+    hand (n, H): the same cards discarded."""
+    _, canonical = game.classes.classify(hands)
+    place = (canonical[:, :, None] > np.sort(hands, axis=1)[:, None, :]).sum(2)  # (n, H) ascending place
+    bits = (np.arange(game.n_masks)[None, :, None] >> np.arange(game.hand)) & 1  # (1, M, H)
+    return (bits << place[:, None, :]).sum(2)
 
-    def _fixed(self, values: np.ndarray) -> np.ndarray:
-        """Rounded toward zero: any fixed rounding of each deal's values keeps the sums exact. Scaling
-        by a power of two is exact in the values' own precision (float32: half the memory traffic)."""
-        return np.multiply(values, values.dtype.type(self.scale)).astype(np.int64)
 
-    def result(self) -> ClassSums:
-        reach = np.broadcast_to(self.reach.reshape(len(self.rows), *(1,) * (len(self.shape) - 2), -1),
-                                (len(self.rows), *self.shape[:-1]))
-        return ClassSums(self.rows, self.q, np.ascontiguousarray(reach), self.bits)
+def to_exact_strategy(game: SampledDraw27, tables: dict[str, np.ndarray]):
+    """(layout, probs): class tables mapped to the exact game's (n_stacks, n_infosets, max_actions) table."""
+    layout = exact_layout(game)
+    exact = layout.game
+    hands = exact.hands()  # (n_hands, H) ascending
+    ids, _ = game.classes.classify(hands)
+    masks = exact_masks(game, hands)  # (n_hands, M)
+    probs = np.zeros((len(game.stacks), layout.n_infosets, layout.max_actions))
+    labels = [exact.hand_label(h) for h in hands]
+    row = np.array([[layout.label_index[f"{lab}|{obs}"] for obs in ("", "a", "ac")] for lab in labels])
+    for col, name in enumerate(("btn_push", "bb_call")):
+        probs[:, row[:, col], :2] = tables[name][ids].transpose(1, 0, 2)
+    probs[:, row[:, 2][:, None], masks] = tables["bb_draw"][ids].transpose(1, 0, 2)
+    for k in range(game.hand + 1):
+        rows_k = np.array([layout.label_index[f"{lab}|ac{k}"] for lab in labels])
+        probs[:, rows_k[:, None], masks] = tables["btn_draw"][ids, k].transpose(1, 0, 2)
+    return layout, probs
