@@ -30,14 +30,14 @@ def main() -> None:
     parser.add_argument("--folder", default=None, help="where the two checkpoints go (default: a temporary folder)")
     args = parser.parse_args()
 
-    from distcfr.dist.launch import make_sampled_shards
     from distcfr.dist.runtime import shutdown
     from distcfr.games.registry import load_game
     from distcfr.solve.checkpoint import SampledCheckpoint
+    from distcfr.solve.launch import Launch
     from distcfr.solve.sampled_solver import SampledSolver
 
     def on(workers):
-        return lambda spec, n_shards, seed, batch: make_sampled_shards(spec, n_shards, workers, None, seed, batch)[0]
+        return Launch(workers).sampled
 
     with tempfile.TemporaryDirectory(dir=args.folder) as folder:
         first, second = Path(folder) / "first.ckpt", Path(folder) / "second.ckpt"

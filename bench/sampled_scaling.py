@@ -38,9 +38,9 @@ def main() -> None:
                         "are needed for the ratio and the model)")
     args = parser.parse_args()
 
-    from distcfr.dist.launch import make_sampled_shards
     from distcfr.dist.runtime import start_embedded
     from distcfr.engine.memory import sampled_estimate
+    from distcfr.engine.sampled_shards import LocalSampledShards
     from distcfr.games.registry import load_game
     from distcfr.solve.sampled_solver import SampledSolver
 
@@ -50,7 +50,7 @@ def main() -> None:
     for workers in counts:
         def factory(spec, n_shards, seed, batch, workers=workers):
             if workers == 0:
-                return make_sampled_shards(spec, n_shards, workers, None, seed, batch)[0]
+                return LocalSampledShards(spec, n_shards, seed, batch)
             start_embedded(num_cpus=max(workers, os.cpu_count() or 1))
             return timed_shards_class()(spec, n_shards, workers, seed, batch)
 

@@ -24,22 +24,18 @@ import time
 import numpy as np
 
 import distcfr
-from distcfr.dist.launch import make_shards
-from distcfr.engine.layout import Layout
 from distcfr.engine.shard_set import subtree_sums
 
 
 def timed_run(spec: str, shards: int, workers: int, iterations: int):
-    layout = Layout(distcfr.load_game(spec))
-    shard_set, _ = make_shards(layout, shards, workers, None)
-    solver = distcfr.Solver(layout.game, algorithm="dcfr", shards=shards, shard_set=shard_set)
+    solver = distcfr.open_solver(spec, sampling=False, workers=workers, algorithm="dcfr", shards=shards)
     solver.step()  # warm up (actors build their shards lazily on first touch)
     start = time.perf_counter()
     for _ in range(iterations):
         solver.step()
     per_iteration = (time.perf_counter() - start) / iterations
     result = solver.average_strategy().probs.tobytes()
-    shard_set.close()
+    solver.shards.close()  # the embedded Ray stays up for the next run
     return per_iteration, result, solver
 
 

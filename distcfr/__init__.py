@@ -12,7 +12,10 @@ __version__ = "0.1.0"
 
 _PUBLIC = {
     "ALGORITHMS": "distcfr.solve.rules", "RULES": "distcfr.solve.rules", "Solver": "distcfr.solve.solver",
-    "Checkpoint": "distcfr.solve.checkpoint", "Strategy": "distcfr.evaluate.strategy",
+    "SampledSolver": "distcfr.solve.sampled_solver", "SolverContract": "distcfr.solve.contract",
+    "open_solver": "distcfr.solve.launch", "resume_solver": "distcfr.solve.launch",
+    "Checkpoint": "distcfr.solve.checkpoint", "SampledCheckpoint": "distcfr.solve.checkpoint",
+    "load_checkpoint": "distcfr.solve.checkpoint", "Strategy": "distcfr.evaluate.strategy",
     "load_strategy": "distcfr.evaluate.strategy", "load_game": "distcfr.games.registry",
     "BadFile": "distcfr.errors", "BadParameter": "distcfr.errors", "ClusterError": "distcfr.errors",
     "DistcfrError": "distcfr.errors", "UnknownGame": "distcfr.errors",

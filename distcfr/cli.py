@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
-import sys
 
 from distcfr.errors import BadParameter
 
@@ -41,18 +39,3 @@ def positive_number(text: str) -> float:
     if not value > 0 or math.isinf(value):
         raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
     return value
-
-
-def release_solver(solver, launcher, interrupted: bool) -> None:
-    """Stop the workers (and the embedded Ray). After a stop request on Ray, give it a few
-    seconds: if the signal reached Ray's processes too, end this process now, files saved."""
-    close = solver.close if solver is not None else (lambda: None)
-    if not launcher.workers:
-        close()
-        return
-    from distcfr.dist.runtime import release
-
-    if not release(close, launcher.started_ray, RELEASE_SECONDS if interrupted else None):
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(130)

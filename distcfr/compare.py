@@ -24,9 +24,9 @@ import time
 from distcfr.cli import OneLineParser, positive_number, whole_number
 from distcfr.errors import BadParameter, DistcfrError
 from distcfr.evaluate.export import OPENSPIEL_GAMES
-from distcfr.evaluate.plots import require_matplotlib, save_compare_plot
 from distcfr.games.registry import load_game
 from distcfr.io.paths import check_writable, write_atomic
+from distcfr.present.plots import require_matplotlib, save_compare_plot
 from distcfr.solve.rules import RULES
 from distcfr.solve.solver import Solver
 

@@ -11,7 +11,7 @@ Examples:
   python -m distcfr.show sweep.msgpack --stack 12 --hand 8s6h4d3c2c   # one stack of a sampled stack list
 
 Sampled draw27 files print their evaluation and a table per stack of lowball hand groups (pat
-7-low .. J-low, one- and two-card draws, ...: distcfr.evaluate.lowball_groups) with their share
+7-low .. J-low, one- and two-card draws, ...: distcfr.present.lowball_groups) with their share
 of dealt hands, push and call frequency and draws; --format json gives the same as JSON with the
 file's meta and evaluation.
 
@@ -74,7 +74,7 @@ def sampled_text(args):
     """(strategy, text) of a sampled draw27 file: the table with its hand groups (and ``--hand``), or
     JSON with the meta, the stored evaluation and the hand groups per stack."""
     from distcfr.evaluate.class_strategy import load_class_strategy
-    from distcfr.sampled_cli import class_strategy_json, class_strategy_text
+    from distcfr.present.draw27 import class_strategy_json, class_strategy_text
 
     strategy = load_class_strategy(args.path)
     if args.format == "table":

@@ -15,23 +15,29 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+import time
 from pathlib import Path
 
-from distcfr.cli import OneLineParser, positive_number, release_solver, whole_number
-from distcfr.engine.memory import available_bytes, estimate
+import numpy as np
+
+from distcfr.cli import RELEASE_SECONDS, OneLineParser, positive_number, whole_number
 from distcfr.errors import BadParameter, DistcfrError
-from distcfr.evaluate.break_even import crossings, refine_crossings
-from distcfr.evaluate.class_strategy import BRACKET_DEALS, MAX_PER_CLASS
+from distcfr.evaluate.break_even import refine_crossings
+from distcfr.evaluate.class_strategy import BRACKET_DEALS, MAX_PER_CLASS, default_per_class
+from distcfr.evaluate.summary import exact_summary, sampled_summary
 from distcfr.evaluate.tables import render_tables
 from distcfr.games.registry import REGISTRY, defaults_help, load_game
 from distcfr.io.paths import check_writable, write_atomic
+from distcfr.present.lowball_groups import group_report
+from distcfr.present.run_summary import print_result, print_sampled
 from distcfr.progress import Progress
-from distcfr.solve.checkpoint import UPDATES, load_any_checkpoint
+from distcfr.solve.checkpoint import UPDATES, load_checkpoint
+from distcfr.solve.launch import open_solver, resume_solver, use_sampling
 from distcfr.solve.rules import AUTO, RULES
 from distcfr.solve.run import RunPlan, run
 from distcfr.solve.sampled_solver import BATCH_PER_CLASS, DEFAULT_BATCH
-from distcfr.solve.solver import Solver
 
 DEFAULT_GAME = "leduc"
 _positive_int = whole_number(1, "positive")
@@ -69,13 +75,15 @@ def build_parser() -> argparse.ArgumentParser:
                       help="stop once the average strategy is at most E chips (BB for draw27) from a Nash "
                       "equilibrium (sampled: once the bracket's upper estimate is)")
     stop.add_argument("--minutes", type=positive_number, metavar="M",
-                      help="stop after M minutes (default for a sampled solve without another rule: 10)")
+                      help="stop after M minutes of solving, at the end of an iteration (default for a sampled "
+                      "solve without another rule: 10)")
     algo = parser.add_argument_group("algorithm")
     algo.add_argument("--algorithm", choices=(AUTO, *RULES), metavar="{" + ",".join((AUTO, *RULES)) + "}",
                       help="update rule (default: auto, the rule measured fastest on the game, see above): "
                       + "; ".join(f"{k.name}: {k.summary}" for k in RULES.values()))
     algo.add_argument("--updates", choices=UPDATES,
-                      help="alternating or simultaneous player updates (default: alternating)")
+                      help="alternating or simultaneous player updates (default: alternating; sampled: "
+                      "alternating only)")
     for name, owners in _rule_params().items():
         algo.add_argument(f"--{name}", type=float, metavar="X", help="; ".join(
             f"{rule} {meaning} (default {default:g})" for rule, default, meaning in owners))
@@ -91,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
     sampled.add_argument("--batch", type=_positive_int, metavar="N",
                          help=f"sampled deals per player update (default: {BATCH_PER_CLASS} per hand class, "
                          f"at least {DEFAULT_BATCH:,}: 1,075,672 for 5 cards from 52)")
-    sampled.add_argument("--seed", type=_non_negative_int, default=0, metavar="S",
+    sampled.add_argument("--seed", type=_non_negative_int, metavar="S",
                          help="the deal stream: a run is bitwise reproducible from it on any worker count "
                          "(default: 0)")
     sampled.add_argument("--bracket-samples", type=_at_least_two, metavar="N",
@@ -106,8 +114,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="Ray shard actors; 0 solves in-process without Ray (default: auto: in-process "
                       "for games whose pass is shorter than a Ray round trip, else one per CPU)")
     dist.add_argument("--shards", type=_positive_int, metavar="K",
-                      help="cut the deals into K shards (default: the game's); results are bitwise "
-                      "the same for any worker count, not for another shard count")
+                      help="cut the deals into K shards (sampled: the hand classes into K class blocks; "
+                      "default: the game's); results are bitwise the same for any worker count, not for "
+                      "another shard count")
     dist.add_argument("--checkpoint", metavar="PATH", help="save the solver state here (also on "
                       "Ctrl-C/SIGTERM and at the end); if PATH exists the run resumes from it")
     dist.add_argument("--checkpoint-every", type=_positive_int, default=100, metavar="K",
@@ -125,6 +134,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+DEFAULT_MINUTES = 10.0  # a sampled solve given no stopping rule
+EVAL_SHARE = 0.1  # sampled progress brackets take at most this share of a run's time
+PROGRESS_SHARE = 4  # a progress bracket has this many times fewer deals per class than the final one
+SAMPLED_ONLY = ("batch", "seed", "bracket_samples")  # options only a sampled solve uses
+
+
 def _checkpoint_to_resume(args):
     """The checkpoint to continue from (if any), checked against the command line."""
     path = args.resume
@@ -132,189 +147,232 @@ def _checkpoint_to_resume(args):
         path = args.checkpoint
     if path is None:
         return None
-    checkpoint = load_any_checkpoint(path)
+    checkpoint = load_checkpoint(path)
+    sampled = checkpoint.mode == "sampled"
     given = {"game": args.game and load_game(args.game).spec, "algorithm": args.algorithm,
-             "updates": args.updates, "shards": args.shards}
+             "updates": args.updates, "shards": args.shards,
+             "seed": args.seed if sampled else None, "batch": args.batch if sampled else None}
     saved = {"game": checkpoint.game, "algorithm": checkpoint.rule.name, "updates": checkpoint.updates,
-             "shards": checkpoint.shards}
+             "shards": checkpoint.shards, "seed": getattr(checkpoint, "seed", None),
+             "batch": getattr(checkpoint, "batch", None)}
     for key, value in given.items():
         if value not in (None, AUTO) and value != saved[key]:
             raise BadParameter(f"checkpoint {path} is a {key}={saved[key]} run; the command line asks for "
                                f"{key}={value}")
+    if args.sampling and not sampled:
+        raise BadParameter(f"checkpoint {path} is an exact run; --sampling cannot continue it")
     print(f"resuming {checkpoint.game} from {path} at iteration {checkpoint.iteration}")
     return checkpoint
 
 
-class _Launcher:
-    """The Solver's shard factory: resolves the workers, reports (and checks) the memory
-    estimate, then starts the shards. Remembers whether it started Ray."""
-
-    def __init__(self, args):
-        self.args, self.started_ray, self.memory, self.workers = args, False, None, 0
-
-    def __call__(self, layout, n_shards):
-        from distcfr.dist.launch import make_shards, resolve_workers
-
-        self.workers = workers = resolve_workers(layout, n_shards, self.args.workers, self.args.address)
-        self.memory = estimate(layout, n_shards, workers)
-        available = available_bytes()
-        if not self.args.quiet:
-            print(self.memory.describe() + f" of {available / 1e9:.1f} GB available")
-        if self.memory.this_machine > available:
-            raise BadParameter(f"{layout.game.spec} needs about {self.memory.this_machine / 1e9:.1f} GB here, "
-                               f"{available / 1e9:.1f} GB are available: use fewer stacks, a smaller game or "
-                               "a cluster (--address)")
-        shards, self.started_ray = make_shards(layout, n_shards, workers, self.args.address)
-        return shards
-
-
-def _sampled(args, game, checkpoint) -> bool:
-    """Whether this run samples its deals (the checkpoint's mode, --sampling, or a game too large
-    to enumerate)."""
-    if checkpoint is not None:
-        return checkpoint.mode == "sampled"
-    problem = game.exact_size_problem()
-    if (args.sampling or problem) and not hasattr(game, "sampled"):
-        raise BadParameter(f"{game.name} cannot be sampled" + (f": {problem}" if problem else ""))
-    return bool(args.sampling or problem)
+def _refuse_unused(args, game, sampled: bool) -> None:
+    """Options the run's mode cannot use are refused, never ignored."""
+    if sampled:
+        if args.refine_break_even is not None:
+            raise BadParameter("--refine-break-even bisects exact single-stack solves; a sampled run cannot")
+        return
+    if args.refine_break_even and (game.variant_values is None or len(game.variant_values) < 2):
+        raise BadParameter("--refine-break-even needs a game solved for a list of stacks, e.g. stacks=1.5:10:0.5")
+    given = [name for name in SAMPLED_ONLY if getattr(args, name) is not None]
+    if given:
+        raise BadParameter(f"--{given[0].replace('_', '-')} is a sampled solve's option; this run enumerates every "
+                           "deal (add --sampling to sample it)")
 
 
 def solve_command(args) -> dict:
     """Solve as ``args`` say; returns the summary dict."""
     checkpoint = _checkpoint_to_resume(args)
     game = load_game(checkpoint.game if checkpoint else (args.game or DEFAULT_GAME))
-    if _sampled(args, game, checkpoint):
-        from distcfr.sampled_cli import solve_sampled_command
-
-        return solve_sampled_command(args, game, checkpoint)
+    sampled = checkpoint.mode == "sampled" if checkpoint else use_sampling(game, args.sampling or None)
+    _refuse_unused(args, game, sampled)
     for path in (args.out, args.summary_json, args.checkpoint, args.plot):
         if path:
             check_writable(path)
     if args.plot:
-        from distcfr.evaluate.plots import require_matplotlib
+        from distcfr.present.plots import require_matplotlib
 
         require_matplotlib()
-    if args.refine_break_even and (game.variant_values is None or len(game.variant_values) < 2):
-        raise BadParameter("--refine-break-even needs a game solved for a list of stacks, e.g. stacks=1.5:10:0.5")
-    target = args.target_exploitability
-    if args.iterations is None and target is None:
-        target = game.default_target
-    plan = RunPlan(args.iterations, target, args.eval_every, evaluate=not args.quiet or bool(args.plot),
-                   checkpoint=args.checkpoint and Path(args.checkpoint), checkpoint_every=args.checkpoint_every)
-    launcher = _Launcher(args)
+    report = (_SampledRun if sampled else _ExactRun)(args, game, checkpoint is not None)  # the modes part here
+    where = {"workers": args.workers, "address": args.address, "report": None if args.quiet else print,
+             "needs_bracket": sampled and args.target_exploitability is not None}
     solver, summary = None, {}
     try:
         if checkpoint:
-            solver = Solver.from_checkpoint(checkpoint, shard_set=launcher)
+            solver = resume_solver(checkpoint, **where)
         else:
-            solver = Solver(game, algorithm=args.algorithm or AUTO, updates=args.updates or "alternating",
-                            shards=args.shards, shard_set=launcher,
-                            **{name: getattr(args, name) for name in _rule_params()})
-        summary = _solve(args, game, solver, plan, launcher)
+            solver = open_solver(game, sampling=sampled, algorithm=args.algorithm or AUTO, updates=args.updates,
+                                 shards=args.shards, batch=args.batch, seed=args.seed, **where,
+                                 **{name: getattr(args, name) for name in _rule_params()})
+        summary = report.execute(solver)
         return summary
     finally:
-        release_solver(solver, launcher, summary.get("interrupted", False))
+        _release(solver, summary.get("interrupted", False))
 
 
-def _solve(args, game, solver: Solver, plan: RunPlan, launcher: _Launcher) -> dict:
-    where = solver.describe()
-    extra = f"  {where['workers']} workers on {where['nodes']} node(s)" if where["workers"] else ""
-    progress = Progress(args.iterations, enabled=not args.quiet)
-    first = solver.iteration
+def _release(solver, interrupted: bool) -> None:
+    """Stop the workers (and the embedded Ray). After a stop request on Ray, give it a few seconds:
+    if the signal reached Ray's processes too, end this process now, files saved."""
+    if solver is not None and not solver.close(RELEASE_SECONDS if interrupted else None):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(130)
 
-    def after_iteration(s, expl):
-        progress.update(s.iteration, s.iteration - first, expl, extra)
 
-    if where["workers"]:
-        from distcfr.dist.runtime import silence_ray_logs
+class _Run:
+    """A run on the command line: the plan from the options, progress, the run, and what it writes
+    and prints at its end (the part each mode has its own)."""
 
-        silence_ray_logs()
-    result = run(solver, plan, after_iteration)
-    progress.close()
-    strategy = solver.average_strategy()
-    if result.interrupted and where["workers"]:
-        # the signal may have reached the workers too: save what the coordinator holds, unevaluated
-        strategy.save(args.out)
-        print(f"interrupted {game.spec} at iteration {solver.iteration}: average strategy written to {args.out}"
-              + (f", checkpoint {args.checkpoint}" if args.checkpoint else "")
-              + f" (not evaluated: python -m distcfr.show {args.out})")
+    def __init__(self, args, game, resumed: bool):
+        self.args, self.game, self.resumed = args, game, resumed
+
+    def plan(self, solver, target: float | None = None, minutes: float | None = None, **extra) -> RunPlan:
+        """The run's plan from the options: ``target`` and ``minutes`` are the mode's defaults when the
+        command line gives no stopping rule."""
+        args = self.args
+        if args.iterations is not None or args.target_exploitability is not None or args.minutes is not None:
+            target, minutes = args.target_exploitability, args.minutes
+        return RunPlan(args.iterations, target, args.eval_every, checkpoint=args.checkpoint and Path(args.checkpoint),
+                       checkpoint_every=args.checkpoint_every, seconds=minutes * 60 if minutes else None, **extra)
+
+    def progress_text(self, solver) -> str:
+        return ""
+
+    def execute(self, solver) -> dict:
+        args = self.args
+        self.where = solver.describe()
+        self.first_iteration, self.start = solver.iteration, time.perf_counter()
+        progress = Progress(args.iterations, enabled=not args.quiet)
+        plan = self.plan(solver)
+
+        def after_iteration(s, expl):
+            progress.update(s.iteration, s.iteration - self.first_iteration, expl, self.progress_text(s))
+
+        if self.where["workers"]:
+            from distcfr.dist.runtime import silence_ray_logs
+
+            silence_ray_logs()
+        result = run(solver, plan, after_iteration)
+        progress.close()
+        if result.interrupted and (self.where["workers"] or solver.mode == "sampled"):
+            return self.interrupted(solver)
+        summary = self.finish(solver, result)
+        summary.update(self.where)
+        summary["memory"] = solver.launch.memory.as_dict()
+        if args.summary_json:
+            write_atomic(args.summary_json, (json.dumps(summary, indent=2) + "\n").encode())
+        self.show(summary)
+        summary["interrupted"] = result.interrupted
+        return summary
+
+    def interrupted(self, solver) -> dict:
+        """The signal may have reached the workers too: save what the coordinator holds, unevaluated."""
+        strategy = solver.average_strategy()
+        strategy.save(self.args.out)
+        deals = f" ({solver.deals_done:,} deals)" if solver.mode == "sampled" else ""
+        print(f"interrupted {self.game.spec} at iteration {solver.iteration}{deals}: average strategy written to "
+              f"{self.args.out}" + (f", checkpoint {self.args.checkpoint}" if self.args.checkpoint else "")
+              + ("" if solver.mode == "sampled" else f" (not evaluated: python -m distcfr.show {self.args.out})"))
         return {"interrupted": True}
-    summary = summarize(game, solver, strategy, result.wall_seconds, result.iterations_run)
-    if args.refine_break_even and not result.interrupted:
-        summary["break_even_interpolated"] = summary["break_even"]
-        summary["break_even"] = refine_crossings(game.variant_values, summary["break_even"],
-                                                 _single_stack_value(game, solver), args.refine_break_even)
-    summary.update(where)
-    summary["memory"] = launcher.memory.as_dict()
-    strategy.meta["evaluation"] = summary["per_variant"]
-    strategy.save(args.out)
-    if args.summary_json:
-        write_atomic(args.summary_json, (json.dumps(summary, indent=2) + "\n").encode())
-    if args.plot:
-        from distcfr.evaluate.plots import save_run_plot
-
-        save_run_plot(args.plot, result.history + [(solver.iteration, summary["exploitability"])], summary)
-    print_result(summary, args.out, result.interrupted, args.checkpoint)
-    if not args.no_tables:
-        tables = render_tables(strategy)
-        if tables:
-            print("\n" + tables)
-    summary["interrupted"] = result.interrupted
-    return summary
 
 
-def _single_stack_value(game, solver: Solver):
+class _ExactRun(_Run):
+    def plan(self, solver) -> RunPlan:
+        evaluate = not self.args.quiet or bool(self.args.plot)  # progress and plots show the exploitability
+        return super().plan(solver, target=self.game.default_target, evaluate=evaluate)
+
+    def progress_text(self, solver) -> str:
+        workers = self.where["workers"]
+        return f"  {workers} workers on {self.where['nodes']} node(s)" if workers else ""
+
+    def finish(self, solver, result) -> dict:
+        args, game = self.args, self.game
+        strategy = solver.average_strategy()
+        summary = exact_summary(game, solver, strategy, result.wall_seconds, result.iterations_run)
+        if args.refine_break_even and not result.interrupted:
+            summary["break_even_interpolated"] = summary["break_even"]
+            summary["break_even"] = refine_crossings(game.variant_values, summary["break_even"],
+                                                     _single_stack_value(game, solver), args.refine_break_even)
+        strategy.meta["evaluation"] = summary["per_variant"]
+        strategy.save(args.out)
+        if args.plot:
+            from distcfr.present.plots import save_run_plot
+
+            save_run_plot(args.plot, result.history + [(solver.iteration, summary["exploitability"])], summary)
+        self.strategy, self.interrupted_run = strategy, result.interrupted
+        return summary
+
+    def show(self, summary: dict) -> None:
+        print_result(summary, self.args.out, self.interrupted_run, self.args.checkpoint)
+        if not self.args.no_tables:
+            tables = render_tables(self.strategy)
+            if tables:
+                print("\n" + tables)
+
+
+class _SampledRun(_Run):
+    def plan(self, solver) -> RunPlan:
+        self.latest, self.history = [], []  # the latest progress bracket; (seconds, iteration, low, high) of each
+        return super().plan(solver, minutes=DEFAULT_MINUTES, evaluate=solver.launch.progress_brackets,
+                            eval_share=EVAL_SHARE, evaluator=self.progress_bracket)
+
+    def execute(self, solver) -> dict:
+        self.first_deals = solver.deals_done
+        self.per_class = max(2, (self.args.bracket_samples or default_per_class(solver.kernel)) // PROGRESS_SHARE)
+        return super().execute(solver)
+
+    def progress_bracket(self, solver) -> float:
+        self.latest[:] = [solver.bracket(self.per_class)]
+        self.history.append({"seconds": time.perf_counter() - self.start, "iteration": solver.iteration,
+                             "low": float(self.latest[0].low.max()), "high": float(self.latest[0].high.max())})
+        return float(self.latest[0].high.max())
+
+    def progress_text(self, solver) -> str:
+        rate = (solver.deals_done - self.first_deals) / max(time.perf_counter() - self.start, 1e-9)
+        shown = (f"  bracket [{self.latest[0].low.max():.3f}, {self.latest[0].high.max():.3f}] BB"
+                 if self.latest else "")
+        workers = f"  {self.where['workers']} workers" if self.where["workers"] else ""
+        return f"  {rate:,.0f} deals/s  {np.median(solver.visits(1)):,.0f} visits per class{shown}{workers}"
+
+    def finish(self, solver, result) -> dict:
+        args, game = self.args, self.game
+        solver.release_strategy()  # the run is over: its memory goes to the bracket and the average
+        bracket = solver.bracket(args.bracket_samples)
+        strategy = solver.average_strategy()
+        solver.close()
+        summary = sampled_summary(game, solver, bracket, result.wall_seconds, result.iterations_run,
+                                  solver.deals_done - self.first_deals)
+        summary["bracket_history"] = self.history
+        if args.checkpoint or args.resume:
+            summary["checkpoint"] = {
+                "path": str(args.checkpoint or args.resume),
+                "resume_seconds": solver.launch.seconds_to_start if self.resumed else None,
+                "write_seconds": result.checkpoint_seconds[-1] if result.checkpoint_seconds else None,
+                "bytes": Path(args.checkpoint).stat().st_size if args.checkpoint else None}
+        strategy.meta["evaluation"] = summary["per_variant"]
+        strategy.save(args.out)
+        self.groups = None if args.no_tables else group_report(strategy, stored=True)
+        if args.plot:
+            from distcfr.present.plots import save_sweep_plot
+
+            save_sweep_plot(args.plot, summary, self.groups or group_report(strategy, stored=True))
+        return summary
+
+    def show(self, summary: dict) -> None:
+        print_sampled(summary, self.args.out, self.groups)
+        if self.args.plot:
+            print(f"  plot written to {self.args.plot}")
+
+
+def _single_stack_value(game, solver):
     """value_at(stack): the game solved exactly at one stack with the run's rule (to 1e-7 BB, far
     below the value differences bisected)."""
+    from distcfr.solve.solver import Solver
 
     def value_at(stack: float) -> float:
         with Solver(game.with_variant_values([stack]), algorithm=solver.rule) as single:
             return single.solve(target_exploitability=1e-7, iterations=100_000).value()
 
     return value_at
-
-
-def summarize(game, solver: Solver, strategy, wall: float, iterations_run: int) -> dict:
-    br = strategy.best_response_per_variant  # (2, B)
-    expl = strategy.exploitability_per_variant()
-    values = strategy.value_per_variant
-    per_variant = [{"variant": label, "value": float(values[i]), "exploitability": float(expl[i]),
-                    "best_response": [float(br[0, i]), float(br[1, i])]}
-                   for i, label in enumerate(game.variant_labels)]
-    summary = {
-        "game": game.spec,
-        "algorithm": solver.rule.name,
-        "rule": solver.rule.fields(),
-        "updates": solver.updates,
-        "iterations": solver.iteration,
-        "wall_seconds": wall,
-        "iterations_per_second": iterations_run / wall if wall > 0 else None,
-        "exploitability": float(expl.max()),
-        "value": float(values[0]) if len(values) == 1 else [float(v) for v in values],
-        "best_response": [float(br[0, 0]), float(br[1, 0])] if len(values) == 1 else None,
-        "per_variant": per_variant,
-    }
-    if game.variant_values is not None and len(game.variant_values) > 1:
-        summary["per_stack"] = [{"stack": s, "value": float(values[i]), "exploitability": float(expl[i])}
-                                for i, s in enumerate(game.variant_values)]
-        summary["break_even"] = crossings(game.variant_values, values)
-    return summary
-
-
-def print_result(summary: dict, out_path, interrupted: bool, checkpoint) -> None:
-    head = "interrupted" if interrupted else "solved"
-    where = f" on {summary['workers']} workers" if summary.get("workers") else ""
-    print(f"{head} {summary['game']} with {summary['algorithm']}{where}: {summary['iterations']} iterations "
-          f"in {summary['wall_seconds']:.2f} s")
-    if len(summary["per_variant"]) == 1:
-        print(f"  exploitability {summary['exploitability']:.3e}  value (player 1) {summary['value']:+.6f}")
-    else:
-        for row in summary["per_variant"]:
-            print(f"  {row['variant']:>8}  value {row['value']:+.6f}  exploitability {row['exploitability']:.3e}")
-    if "break_even" in summary:
-        points = ", ".join(f"{x:.4g}" for x in summary["break_even"]) or "none in this range"
-        print(f"  break-even stack (value crosses 0): {points}")
-    print(f"  average strategy written to {out_path}" + (f"; checkpoint {checkpoint}" if checkpoint else ""))
 
 
 def main(argv=None) -> int:

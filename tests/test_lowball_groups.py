@@ -14,8 +14,8 @@ import distcfr
 from distcfr.cards import RANKS, lowball27_rank, parse
 from distcfr.engine.kernels import sampled_kernel
 from distcfr.evaluate.class_strategy import ClassStrategy
-from distcfr.evaluate.lowball_groups import all_groups, class_groups, group_of_hands, group_report
 from distcfr.games.hand_classes import HandClasses
+from distcfr.present.lowball_groups import all_groups, class_groups, group_of_hands, group_report
 
 SMALL = "draw27(ranks=8,suits=2,hand=3,stacks=3:10:1)"
 

@@ -37,7 +37,7 @@ def test_more_workers_split_the_shards():
 
 
 def test_a_solve_that_cannot_fit_is_refused_with_one_line(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr("distcfr.train.available_bytes", lambda: 1_000_000)
+    monkeypatch.setattr("distcfr.solve.launch.available_bytes", lambda: 1_000_000)
     out = tmp_path / "s.msgpack"
     assert main(["--game", "leduc", "--iterations", "5", "--out", str(out), "--workers", "0"]) == 2
     err = capsys.readouterr().err

@@ -216,26 +216,25 @@ def test_a_sampled_stack_sweep_finds_the_one_card_break_even(tmp_path):
 
 
 def test_a_sampled_solve_that_cannot_fit_is_refused_in_one_line(tmp_path, capsys, monkeypatch):
-    import distcfr.sampled_cli as sampled_cli
-
-    monkeypatch.setattr(sampled_cli, "available_bytes", lambda: 10_000_000_000)  # 10 GB free
+    monkeypatch.setattr("distcfr.solve.launch.available_bytes", lambda: 10_000_000_000)  # 10 GB free
     ckpt = tmp_path / "sweep.ckpt"
     assert main(["--game", "draw27(ranks=13,suits=4,hand=5,stacks=1:20:0.5)", "--iterations", "1", "--workers", "0",
                  "--checkpoint", str(ckpt), "--out", str(tmp_path / "s.msgpack")]) == 2
     err = capsys.readouterr().err
-    assert "needs about" in err and "fewer stacks or a cluster" in err and len(err.strip().splitlines()) == 1
+    assert "needs about" in err and "fewer stacks, a smaller game or a cluster" in err
+    assert len(err.strip().splitlines()) == 1
     assert not ckpt.exists()
 
 
 def test_progress_brackets_are_off_where_a_bracket_does_not_fit_beside_the_workers(tmp_path, capsys, monkeypatch):
-    import distcfr.sampled_cli as sampled_cli
     from distcfr.engine.memory import sampled_estimate
+    from distcfr.solve.launch import BRACKET_MARGIN
 
     game = distcfr.load_game(SMALL)
     memory = sampled_estimate(sampled_kernel(game), 400, 4, 0)
     # available memory where the run fits and a bracket beside it does not
-    between = (memory.this_machine + memory.with_bracket / sampled_cli.BRACKET_MARGIN) / 2
-    monkeypatch.setattr(sampled_cli, "available_bytes", lambda: int(between))
+    between = (memory.this_machine + memory.with_bracket / BRACKET_MARGIN) / 2
+    monkeypatch.setattr("distcfr.solve.launch.available_bytes", lambda: int(between))
     summary = tmp_path / "s.json"
     assert main(["--game", SMALL, "--sampling", "--batch", "400", "--shards", "4", "--iterations", "20",
                  "--eval-every", "2", "--workers", "0", "--bracket-samples", "200",
@@ -251,14 +250,11 @@ def test_progress_brackets_are_off_where_a_bracket_does_not_fit_beside_the_worke
 @pytest.mark.slow
 def test_the_workers_bracket_is_the_gathered_strategys_bracket_bit_for_bit(ray_local, monkeypatch):
     import distcfr.engine.sampled_bracket as sampled
-    from distcfr.dist.launch import make_sampled_shards
+    from distcfr.solve.launch import Launch
 
     monkeypatch.setattr(sampled, "BRACKET_CHUNK", 60)  # 2 classes per chunk: 18 chunks over the 3 workers
 
-    def on_three(spec, n_shards, seed, batch):
-        return make_sampled_shards(spec, n_shards, 3, None, seed, batch)[0]
-
-    with SampledSolver(distcfr.load_game(SMALL), batch=400, seed=3, shards=5, shard_set=on_three) as solver:
+    with SampledSolver(distcfr.load_game(SMALL), batch=400, seed=3, shards=5, shard_set=Launch(3).sampled) as solver:
         solver.solve(iterations=6)
         spread, gathered = solver.bracket(30), solver.average_strategy().bracket(30)
     for field in ("low", "low_se", "high", "high_se", "value", "value_se"):

@@ -60,8 +60,9 @@ class RayGroups:
     group_class: type = ShardGroup
 
     def __init__(self, spec: str, n_shards: int, n_workers: int, *extra, ready_timeout: float = 120.0):
-        self.spec, self.n_shards = spec, n_shards
-        self.n_workers = n_workers = max(1, min(n_workers, n_shards))
+        if not 1 <= n_workers <= n_shards:  # the worker count is the library's choice (distcfr.solve.launch)
+            raise ValueError(f"{n_workers} workers for {n_shards} shards")
+        self.spec, self.n_shards, self.n_workers = spec, n_shards, n_workers
         self.blocks = [(w * n_shards // n_workers, (w + 1) * n_shards // n_workers) for w in range(n_workers)]
         self.group = placement_group([{"CPU": 1}] * n_workers, strategy="SPREAD")
         try:
@@ -199,5 +200,5 @@ class RaySampledShards(RayGroups, SampledShardSetBase):
         except (RayActorError, OutOfMemoryError) as err:
             cause = "the machine ran out of memory" if isinstance(err, OutOfMemoryError) else \
                 str(err).strip().splitlines()[0]
-            raise ClusterError(f"a sampled worker died and its table rows with it ({cause}); resume from the "
-                               f"checkpoint (--resume)") from None
+            raise ClusterError(f"a sampled worker died and its table rows with it ({cause}); a run with "
+                               f"--checkpoint continues from its last checkpoint (--resume)") from None

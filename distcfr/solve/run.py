@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from distcfr.errors import BadParameter
 
 if TYPE_CHECKING:
-    from distcfr.solve.solver import Solver
+    from distcfr.solve.contract import SolverContract as Solver
 
 
 @dataclass(frozen=True)

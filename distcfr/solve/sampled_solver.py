@@ -26,6 +26,7 @@ from distcfr.evaluate.class_strategy import BRACKET_SEED, ClassStrategy, default
 from distcfr.evaluate.sampled import Bracket, bracket_from_sums
 from distcfr.games.registry import load_game
 from distcfr.solve.checkpoint import SampledCheckpoint
+from distcfr.solve.contract import SolverLifetime
 from distcfr.solve.rules import sampled_rule
 from distcfr.solve.run import RunPlan, run
 
@@ -41,9 +42,13 @@ def default_batch(kernel) -> int:
     return max(DEFAULT_BATCH, BATCH_PER_CLASS * kernel.n_classes)
 
 
-class SampledSolver:
-    """Chance-sampled solver of a game with ``sampled()`` (draw27). ``shard_set`` is a factory
-    ``(spec, n_shards, seed, batch) -> sampled shard set`` (in-process by default)."""
+class SampledSolver(SolverLifetime):
+    """Chance-sampled solver of a game with a sampled kernel (distcfr.engine.kernels). ``shards``
+    is the number of class blocks the hand classes are cut into; ``shard_set`` is a factory
+    ``(spec, n_blocks, seed, batch) -> class-block set`` (in-process by default). Keeps the solver
+    contract (distcfr.solve.contract)."""
+
+    mode = "sampled"
 
     def __init__(self, game, algorithm: str = "auto", batch: int | None = None, seed: int = 0,
                  shards: int | None = None, shard_set: Callable | None = None, table_dtype=TABLE_DTYPE):
@@ -51,7 +56,7 @@ class SampledSolver:
         self.kernel = sampled_kernel(game)
         batch = default_batch(self.kernel) if batch is None else batch
         if batch < 1 or (shards is not None and not 1 <= shards <= self.kernel.n_classes):
-            raise BadParameter(f"need a batch of at least 1 deal and 1 to {self.kernel.n_classes} shards "
+            raise BadParameter(f"need a batch of at least 1 deal and 1 to {self.kernel.n_classes} class blocks "
                                f"(one per hand class at most), got {batch} and {shards}")
         if not 0 <= seed < 2**63:
             raise BadParameter(f"the seed must be between 0 and 2^63 - 1, got {seed}")
@@ -133,19 +138,7 @@ class SampledSolver:
         self._settle()
         return self.shards.current()
 
-    # ---- lifetime and state -----------------------------------------------------------------------------
-    def describe(self) -> dict:
-        return self.shards.describe()
-
-    def close(self) -> None:
-        self.shards.close()
-
-    def __enter__(self) -> SampledSolver:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
+    # ---- state --------------------------------------------------------------------------------------------
     def checkpoint(self) -> SampledCheckpoint:
         """Where the run stands; ``.save(path)`` streams the tables from the shards to a file."""
         self._settle()

@@ -15,13 +15,14 @@ from distcfr.evaluate.strategy import Strategy
 from distcfr.games.base import Game
 from distcfr.games.registry import load_game
 from distcfr.solve.checkpoint import UPDATES, Checkpoint
+from distcfr.solve.contract import SolverLifetime
 from distcfr.solve.rules import AUTO, Rule, make_rule, regret_matching, update
 from distcfr.solve.run import RunPlan, run
 
 ShardFactory = Callable[[Layout, int], ShardSet]
 
 
-class Solver:
+class Solver(SolverLifetime):
     """CFR-family solver of one game. ``algorithm`` is a registered rule name (``"auto"``: the
     game's ``default_algorithm``) or a Rule; keyword arguments set the rule's parameters (dcfr's
     alpha, beta, gamma). ``shard_set`` is where the shards run: in this process by default, a
@@ -31,7 +32,12 @@ class Solver:
 
     >>> with Solver(load_game("kuhn"), algorithm="cfr+") as solver:   # doctest: +SKIP
     ...     solver.solve(iterations=1000).exploitability() < 1e-3
+
+    Keeps the solver contract (distcfr.solve.contract); distcfr.solve.launch.open_solver builds one
+    with its shards where the library's worker policy puts them.
     """
+
+    mode = "exact"
 
     def __init__(self, game: Game, algorithm: str | Rule = AUTO, updates: str = "alternating",
                  shards: int | None = None, shard_set: ShardSet | ShardFactory | None = None,
@@ -89,21 +95,6 @@ class Solver:
         """The solver's state (the tables are the solver's own arrays, not copies)."""
         return Checkpoint(self.game.spec, self.rule, self.updates, self.n_shards, self.iteration, self.phase,
                           self.regrets, self.sums, self.sigma, self.prediction)
-
-    # ---- lifetime -------------------------------------------------------------------------------
-    def close(self) -> None:
-        """Release the shard set's workers."""
-        self.shards.close()
-
-    def describe(self) -> dict:
-        """Where the shards run: {"workers", "nodes", "shards"}."""
-        return self.shards.describe()
-
-    def __enter__(self) -> Solver:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
 
     # ---- iterations ---------------------------------------------------------------------------
     def step(self) -> None:

@@ -276,7 +276,7 @@ def _value_text(stack: dict) -> str:
 
 LEGEND = ("  hands: share of dealt hands; push, call: over the group's hands; BB draws: cards the big blind\n"
           "  throws, among its hands that call; BTN draws: the button's, among its hands that push, after the\n"
-          "  big blind drew its most common count (groups: distcfr.evaluate.lowball_groups)")
+          "  big blind drew its most common count (groups: distcfr.present.lowball_groups)")
 
 
 def render_groups(report: dict) -> str:

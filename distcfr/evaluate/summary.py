@@ -1,0 +1,77 @@
+"""The summary of a run as plain data (what ``--summary-json`` writes and the command line prints):
+the exact evaluation of an exact solve's average strategy, or a sampled solve's bracket."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from distcfr.evaluate.break_even import crossing_interval, crossings
+
+
+def exact_summary(game, solver, strategy, wall: float, iterations_run: int) -> dict:
+    br = strategy.best_response_per_variant  # (2, B)
+    expl = strategy.exploitability_per_variant()
+    values = strategy.value_per_variant
+    per_variant = [{"variant": label, "value": float(values[i]), "exploitability": float(expl[i]),
+                    "best_response": [float(br[0, i]), float(br[1, i])]}
+                   for i, label in enumerate(game.variant_labels)]
+    summary = {
+        "game": game.spec,
+        "algorithm": solver.rule.name,
+        "rule": solver.rule.fields(),
+        "updates": solver.updates,
+        "iterations": solver.iteration,
+        "wall_seconds": wall,
+        "iterations_per_second": iterations_run / wall if wall > 0 else None,
+        "exploitability": float(expl.max()),
+        "value": float(values[0]) if len(values) == 1 else [float(v) for v in values],
+        "best_response": [float(br[0, 0]), float(br[1, 0])] if len(values) == 1 else None,
+        "per_variant": per_variant,
+    }
+    if game.variant_values is not None and len(game.variant_values) > 1:
+        summary["per_stack"] = [{"stack": s, "value": float(values[i]), "exploitability": float(expl[i])}
+                                for i, s in enumerate(game.variant_values)]
+        summary["break_even"] = crossings(game.variant_values, values)
+    return summary
+
+
+def sampled_summary(game, solver, bracket, wall: float, iterations_run: int, deals_run: int) -> dict:
+    """The summary of a sampled run. ``exploitability`` is the bracket's upper estimate (the
+    honest side); ``exploitability_ci`` spans both estimates widened by 1.96 standard errors."""
+    low = bracket.low - 1.96 * bracket.low_se
+    high = bracket.high + 1.96 * bracket.high_se
+    visits = np.minimum(solver.visits(0), solver.visits(1))
+    per_variant = [{"variant": label, "value": float(bracket.value[i]), "value_se": float(bracket.value_se[i]),
+                    "exploitability": float(bracket.high[i]),
+                    "exploitability_ci": [float(max(low[i], 0.0)), float(high[i])],
+                    "exploitability_estimates": [float(bracket.low[i]), float(bracket.high[i])]}
+                   for i, label in enumerate(game.variant_labels)]
+    return {
+        "game": game.spec, "mode": "sampled", "algorithm": solver.rule.name, "rule": solver.rule.fields(),
+        "seed": solver.seed, "batch": solver.batch, "iterations": solver.iteration, "deals": solver.deals_done,
+        "wall_seconds": wall, "deals_per_second": deals_run / wall if wall > 0 else None,
+        "iterations_per_second": iterations_run / wall if wall > 0 else None,
+        "exploitability": float(bracket.high.max()),
+        "exploitability_meaning": "upper estimate of the sampled bracket, BB per hand",
+        "exploitability_ci": [float(max(low.max(), 0.0)), float(high.max())],
+        "value": float(bracket.value[0]) if len(bracket.value) == 1 else [float(v) for v in bracket.value],
+        "value_se": float(bracket.value_se.max()),
+        "visits_per_class": {"min": int(visits.min()), "median": float(np.median(visits)),
+                             "meaning": "sampled deals that updated a hand class, per player",
+                             "bracket_per_class": bracket.per_class},
+        "per_variant": per_variant,
+        **_break_even(game, bracket),
+    }
+
+
+def _break_even(game, bracket) -> dict:
+    """For a list of stacks: where the button's sampled value crosses zero, and the span where its
+    95% band does (``break_even_interval``)."""
+    stacks = game.variant_values
+    if stacks is None or len(stacks) < 2:
+        return {}
+    interval = crossing_interval(stacks, bracket.value, bracket.value_se)
+    return {"break_even": crossings(stacks, bracket.value),
+            "break_even_interval": list(interval) if interval else None}
+
+

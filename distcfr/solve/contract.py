@@ -1,0 +1,72 @@
+"""The contract every solver keeps: what :func:`distcfr.solve.run.run`, checkpoints and the command
+line drive. Two solvers keep it, one per way of meeting chance: ``Solver`` enumerates every deal
+(distcfr.solve.solver), ``SampledSolver`` samples them (distcfr.solve.sampled_solver).
+
+A solver steps whole iterations (alternating updates: the first player's half, then the second's;
+``phase`` is the player who updates next, so a run stopped between the halves resumes there),
+says whether a stop request may interrupt it right now (``waiting_on_shards``: only while it waits
+on its shards, never while its tables change), saves its state as a checkpoint that continues
+bitwise on any number of workers, and gives its average strategy."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from distcfr.games.base import Game
+    from distcfr.solve.rules import Rule
+
+
+@runtime_checkable
+class SolverContract(Protocol):
+    mode: ClassVar[str]  # "exact" or "sampled": which checkpoint and strategy kinds it writes
+    game: Game
+    rule: Rule
+    updates: str  # "alternating" or "simultaneous"
+    n_shards: int  # deal shards (exact) or class blocks (sampled): fixed by the run, not by the workers
+    iteration: int  # complete iterations
+    phase: int  # the player who updates next within iteration + 1
+
+    @property
+    def waiting_on_shards(self) -> bool:
+        """Whether a stop request may interrupt the solver now without leaving a table half-written."""
+
+    def step(self) -> None:
+        """One iteration (after an interrupted one: what is left of it)."""
+
+    def checkpoint(self):
+        """The solver's state: ``.save(path)`` writes it; ``from_checkpoint`` continues it."""
+
+    def average_strategy(self):
+        """The average strategy (a Strategy or a ClassStrategy): ``save``, ``exploitability``."""
+
+    def describe(self) -> dict:
+        """Where the shards run: {"workers", "nodes", "shards"}."""
+
+    def close(self, deadline: float | None = None) -> bool:
+        """End the workers (and the Ray its launch started); see :meth:`SolverLifetime.close`."""
+
+
+class SolverLifetime:
+    """What both solvers share of their lifetime: a shard set (``self.shards``) they own, and the
+    :class:`~distcfr.solve.launch.Launch` that started it, if any; closing ends both. A context manager."""
+
+    launch = None  # the distcfr.solve.launch.Launch that started the shards, set by open_solver / resume_solver
+
+    def describe(self) -> dict:
+        return self.shards.describe()
+
+    def close(self, deadline: float | None = None) -> bool:
+        """End the shards' workers and the Ray the launch started, waiting at most ``deadline``
+        seconds (None: as long as it takes); returns whether that finished (after a signal to the
+        whole process group Ray's own processes may be gone, and a caller then just exits)."""
+        if self.launch is None:
+            self.shards.close()
+            return True
+        return self.launch.release(self.shards.close, deadline)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
