@@ -4,9 +4,9 @@ the same number of sampled deals, per rule and batch size, on a game the exact s
     python bench/sampled_rules.py [--game "draw27(ranks=8,suits=2,hand=3,stacks=10)"] [--deals 1e7]
 
 lcfr and cfr are the solver's own (``SampledSolver``); cfr+ (regrets floored at zero, linear
-averaging) and dcfr(1.5, 0, 2) (every row's positive regrets times t^1.5 / (t^1.5 + 1), negative
-ones halved, sums times (t / (t + 1))^2 before each update) are applied here to the same tables, the
-way a sampled solver would have to, to show why the solver refuses them."""
+averaging) and dcfr(1.5, 0, 2) are the rule registry's, applied to the rows each batch touches as
+distcfr.engine.rules.update_sampled_rows does for a rule without a weighted form, to show why the
+solver refuses them."""
 
 from __future__ import annotations
 
@@ -17,35 +17,12 @@ import numpy as np
 
 
 def make_solver(game, rule: str, batch: int, seed: int):
-    from distcfr.engine.sampled_shards import LocalSampledShards, SampledRowGroup
+    from distcfr.engine.rules import make_rule
     from distcfr.solve.sampled_solver import SampledSolver
 
-    class BenchGroup(SampledRowGroup):
-        """The solver's shards with the floored and discounted rules it refuses (one shard: the
-        discounts apply once per half-iteration)."""
-
-        def update(self, name, at, got, sigma, weight, iteration):
-            t = iteration
-            regrets, sums = self.regrets[name][at], self.sums[name][at]
-            if rule == "dcfr":
-                regrets *= np.where(regrets > 0, t**1.5 / (t**1.5 + 1), 0.5)
-                sums *= (t / (t + 1)) ** 2
-            rows = got.rows - self.lo - at.start
-            s = sigma[rows]
-            regret = got.q - (s * got.q).sum(-1, keepdims=True)
-            sum_weight = {"cfr+": t, "dcfr": 1.0}[rule]
-            new = regrets[rows] + regret
-            regrets[rows] = np.maximum(new, 0) if rule == "cfr+" else new
-            reach = got.reach.reshape(len(rows), *(1,) * (got.q.ndim - 3), -1, 1)  # (G, ..., B, 1)
-            sums[rows] += sum_weight * reach * s
-
-    if rule in ("lcfr", "cfr"):
-        return SampledSolver(game, rule, batch=batch, seed=seed, shards=1, table_dtype=np.float64)
-
-    def shards(spec, n_shards, seed, batch):
-        return LocalSampledShards(spec, n_shards, seed, batch, np.float64, group_class=BenchGroup)
-
-    return SampledSolver(game, "lcfr", batch=batch, seed=seed, shards=1, shard_set=shards)
+    solver = SampledSolver(game, "lcfr", batch=batch, seed=seed, shards=1, table_dtype=np.float64)
+    solver.rule = make_rule(rule)  # past SampledSolver's refusal: the registry's rows update applies any rule
+    return solver
 
 
 def main() -> None:

@@ -11,7 +11,7 @@ import importlib
 __version__ = "0.1.0"
 
 _PUBLIC = {
-    "ALGORITHMS": "distcfr.solve.rules", "RULES": "distcfr.solve.rules", "Solver": "distcfr.solve.solver",
+    "ALGORITHMS": "distcfr.engine.rules", "RULES": "distcfr.engine.rules", "Solver": "distcfr.solve.solver",
     "SampledSolver": "distcfr.solve.sampled_solver", "SolverContract": "distcfr.solve.contract",
     "open_solver": "distcfr.solve.launch", "resume_solver": "distcfr.solve.launch",
     "Checkpoint": "distcfr.solve.checkpoint", "SampledCheckpoint": "distcfr.solve.checkpoint",

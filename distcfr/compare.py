@@ -22,12 +22,12 @@ import sys
 import time
 
 from distcfr.cli import OneLineParser, positive_number, whole_number
+from distcfr.engine.rules import RULES
 from distcfr.errors import BadParameter, DistcfrError
 from distcfr.evaluate.export import OPENSPIEL_GAMES
 from distcfr.games.registry import load_game
 from distcfr.io.paths import check_writable, write_atomic
 from distcfr.present.plots import require_matplotlib, save_compare_plot
-from distcfr.solve.rules import RULES
 from distcfr.solve.solver import Solver
 
 OPENSPIEL_LINE = "OpenSpiel C++ CFR+"

@@ -31,6 +31,7 @@ import numpy as np
 from distcfr.cli import OneLineParser, whole_number
 from distcfr.engine.kernels import sampled_kernel
 from distcfr.engine.layout import Layout
+from distcfr.engine.rules import AUTO, RULES
 from distcfr.errors import BadFile, BadParameter, DistcfrError
 from distcfr.evaluate.class_strategy import KIND as CLASS_STRATEGY
 from distcfr.evaluate.class_strategy import ClassStrategy, load_class_strategy
@@ -39,7 +40,6 @@ from distcfr.evaluate.strategy import Strategy, load_strategy
 from distcfr.games.registry import load_game
 from distcfr.io.paths import check_writable, write_atomic
 from distcfr.io.schema import file_format
-from distcfr.solve.rules import AUTO, RULES
 from distcfr.solve.solver import Solver
 
 PLAYER_HELP = "a strategy file, random, or train:ITERS[:ALGORITHM]"

@@ -34,13 +34,13 @@ import numpy as np
 
 from distcfr.cards import RANKS
 from distcfr.cli import OneLineParser, whole_number
+from distcfr.engine.rules import RULES
 from distcfr.errors import BadParameter, DistcfrError
 from distcfr.evaluate.break_even import crossings, refine_crossings
 from distcfr.evaluate.simulate import simulate
 from distcfr.evaluate.strategy import Strategy
 from distcfr.games.registry import load_game
 from distcfr.io.paths import check_writable, write_atomic
-from distcfr.solve.rules import RULES
 from distcfr.solve.solver import Solver
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from distcfr.cli import RELEASE_SECONDS, OneLineParser, positive_number, whole_number
+from distcfr.engine.rules import AUTO, RULES
 from distcfr.errors import BadParameter, DistcfrError
 from distcfr.evaluate.break_even import refine_crossings
 from distcfr.evaluate.class_strategy import BRACKET_DEALS, MAX_PER_CLASS, default_per_class
@@ -35,7 +36,6 @@ from distcfr.present.run_summary import print_result, print_sampled
 from distcfr.progress import Progress
 from distcfr.solve.checkpoint import UPDATES, load_checkpoint
 from distcfr.solve.launch import open_solver, resume_solver, use_sampling
-from distcfr.solve.rules import AUTO, RULES
 from distcfr.solve.run import RunPlan, run
 from distcfr.solve.sampled_solver import BATCH_PER_CLASS, DEFAULT_BATCH
 

@@ -17,9 +17,9 @@ import pytest
 
 import distcfr
 from distcfr import show, train
+from distcfr.engine.rules import RULES, make_rule
 from distcfr.evaluate.strategy import load_strategy
 from distcfr.solve.checkpoint import Checkpoint
-from distcfr.solve.rules import RULES, make_rule
 
 
 def one_line_exit_2(capsys, rc, *expected, case="") -> str:
@@ -272,7 +272,7 @@ def test_declared_averaging_matches_the_schedule():
 
 
 def test_an_undeclared_schedule_is_followed(monkeypatch, tmp_path):
-    from distcfr.solve.rules import Discount, RuleKind
+    from distcfr.engine.rules import Discount, RuleKind
 
     monkeypatch.setitem(RULES, "half", RuleKind("half", "test rule", lambda t, p: Discount(t, 0.5, 0.5, 0.5)))
     solver = distcfr.Solver(distcfr.load_game("kuhn"), algorithm="half")

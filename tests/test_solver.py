@@ -7,8 +7,8 @@ from hypothesis import strategies as st
 
 import distcfr
 from distcfr.engine.layout import Layout
+from distcfr.engine.rules import make_rule, regret_matching
 from distcfr.evaluate.strategy import Strategy
-from distcfr.solve.rules import make_rule, regret_matching
 
 CAPS = {"kuhn": (1e-4, 20_000), "leduc": (1e-3, 20_000)}
 # Vanilla CFR converges as 1/sqrt(T): reaching 1e-3 on Leduc takes tens of thousands of

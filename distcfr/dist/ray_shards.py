@@ -153,10 +153,10 @@ class RaySampledShards(RayGroups, SampledShardSetBase):
         self.starts = [lo for lo, _ in rows] + [rows[-1][1]]
         self.parts = [[a.sigma.remote(p) for a in self.actors] for p in (0, 1)]
 
-    def half_iteration(self, player: int, iteration: int, weight: float) -> None:
+    def half_iteration(self, player: int, iteration: int, rule: dict) -> None:
         if self.parts[1 - player] is None:  # let go by release_strategy
             self._restart_strategy()
-        args = (player, iteration, weight, *self.parts[1 - player])
+        args = (player, iteration, rule, *self.parts[1 - player])
         self.parts[player] = None  # not read in its own half: the object store holds one copy of the strategy
         self.pending = (player, [a.half_iteration.options(num_returns=2).remote(*args) for a in self.actors])
         self.settle()

@@ -23,6 +23,7 @@ import numpy as np
 
 from distcfr.cards import CARD_KEYS, rank_of_keys
 from distcfr.engine.layout import Layout
+from distcfr.engine.rules import sum_last
 from distcfr.errors import BadParameter
 from distcfr.games.draw27 import Draw27
 from distcfr.games.hand_classes import hand_classes
@@ -325,15 +326,6 @@ class SampledDraw27:
             p, q, v2 = (v[key].astype(np.float64) for key in ("p", "q", "v2"))
             out[cut] = -0.5 * (1 - p) + p * ((1 - q) + q * v2)
         return out
-
-
-def sum_last(values: np.ndarray) -> np.ndarray:
-    """Sum over the last axis, term after term: a deal's sum must not depend on how many deals are
-    summed beside it (np.einsum's and np.sum's loops do, by an ulp)."""
-    total = values[..., 0].copy()
-    for j in range(1, values.shape[-1]):
-        total += values[..., j]
-    return total
 
 
 def _shuffle_top(perm: np.ndarray, picks: int, rng: np.random.Generator) -> np.ndarray:

@@ -25,8 +25,8 @@ import numpy as np
 
 from distcfr.engine.kernels import sampled_kernel
 from distcfr.engine.row_table import RowTable
+from distcfr.engine.rules import Rule, rule_from_fields, update_sampled_rows
 from distcfr.engine.sampled_bracket import bracket_chunk, chunk_total
-from distcfr.engine.sampled_draw27 import sum_last
 from distcfr.games.registry import load_game
 
 TABLE_DTYPE = np.float32  # regrets and sums: 245 MB per stack for 5 cards from 52
@@ -79,33 +79,24 @@ def class_visits(batch: int, n_classes: int, iterations: int) -> np.ndarray:
     return total // n_classes + (np.arange(n_classes) < total % n_classes)
 
 
-def apply_update(regrets: np.ndarray, sums: np.ndarray, sigma: np.ndarray, got, first: int, weight: float) -> None:
+def apply_update(rule: Rule, t: int, regrets: np.ndarray, sums: np.ndarray, sigma: np.ndarray, got,
+                 first: int) -> None:
     """Add one batch's class sums ``got`` (ClassTotals, rows global) to the rows of ``regrets`` and
-    ``sums`` (rows from ``first``) at iteration weight ``weight``, against the strategy ``sigma`` of
-    those rows that produced them: R += w (Q - sigma.Q); S += w reach sigma. The arithmetic is in
-    the tables' precision, a cache-sized piece of rows at a time (the same bits as all at once)."""
+    ``sums`` (rows from ``first``) as iteration ``t`` of ``rule`` says (:func:`~distcfr.engine.rules.
+    update_sampled_rows`), against the strategy ``sigma`` of those rows that produced them; a
+    cache-sized piece of rows at a time (the same bits as all at once)."""
     step = cache_rows(regrets)
     for lo in range(0, len(got.rows), step):
-        _apply_rows(regrets, sums, sigma, got.rows[lo:lo + step] - first, got.q[lo:lo + step],
-                    got.reach[lo:lo + step], weight)
-
-
-def _apply_rows(regrets, sums, sigma, rows, q, reach, weight: float) -> None:
-    dtype = regrets.dtype
-    if len(rows) and rows[-1] - rows[0] == len(rows) - 1:  # consecutive rows: a view, updated in place
-        rows = slice(int(rows[0]), int(rows[-1]) + 1)
-    w = dtype.type(weight)
-    q = q.astype(dtype)  # (G, ..., A), a copy
-    reach = (reach.astype(dtype) * w).reshape(len(q), *(1,) * (q.ndim - 3), -1, 1)  # (G, ..., B, 1)
-    s = sigma[rows].astype(dtype, copy=False)
-    q -= sum_last(s * q)[..., None]  # the regret of each action
-    q *= w
-    if isinstance(rows, slice):
-        regrets[rows] += q
-        sums[rows] += reach * s
-    else:
-        regrets[rows] = regrets[rows] + q
-        sums[rows] = sums[rows] + reach * s
+        rows = got.rows[lo:lo + step] - first
+        q, reach = got.q[lo:lo + step], got.reach[lo:lo + step]
+        reach = reach.reshape(len(q), *(1,) * (q.ndim - 3), -1, 1)  # (G, ..., B, 1)
+        if len(rows) and rows[-1] - rows[0] == len(rows) - 1:  # consecutive rows: views, updated in place
+            at = slice(int(rows[0]), int(rows[-1]) + 1)
+            update_sampled_rows(rule, t, regrets[at], sums[at], sigma[at], q, reach)
+        else:
+            r, s = regrets[rows], sums[rows]
+            update_sampled_rows(rule, t, r, s, sigma[rows], q, reach)
+            regrets[rows], sums[rows] = r, s
 
 
 @dataclasses.dataclass(frozen=True)
@@ -178,13 +169,15 @@ class SampledRowGroup:
         """Other groups' strategy rows as arrays (a Ray actor reads them from the object store)."""
         return rows
 
-    def half_iteration(self, player: int, iteration: int, weight: float, *parts) -> tuple[StrategyRows, int]:
-        """Update ``player``'s rows on this group's deals of ``iteration``, against the current
+    def half_iteration(self, player: int, iteration: int, rule: dict, *parts) -> tuple[StrategyRows, int]:
+        """Update ``player``'s rows on this group's deals of ``iteration`` with the update rule whose
+        fields are ``rule`` (``Rule.fields()``), against the current
         strategy: ``parts`` holds the other player's strategy rows of every group (StrategyRows, in
         row order); the player's own comes from this group's regrets. Returns ``player``'s new
         strategy rows and the number of deals evaluated. Called again after an interruption with
         the same arguments, it finishes the shards it had not done."""
         parts = self.fetch(list(parts))
+        rule = rule_from_fields(rule)
         firsts = [f for p in parts for f in p.firsts] + [parts[-1].stop]
         theirs = {b.name: RowTable(firsts, [c for p in parts for c in p.chunks[b.name]]) for b in self.kernel.blocks
                   if b.player != player}
@@ -203,7 +196,7 @@ class SampledRowGroup:
                 got, n = self._shard_sums(sigma, player, iteration, shard)
                 self.interruptible = False  # the tables change: not to be left half-written
                 for name, sums in got.items():
-                    self.update(name, at, sums, mine[name], weight, iteration)
+                    self.update(rule, iteration, name, at, sums, mine[name])
                 self.done, deals = (player, iteration, shard + 1), deals + n
         finally:
             self.interruptible = False
@@ -218,10 +211,10 @@ class SampledRowGroup:
             return {}, 0
         return self.kernel.class_sums(sigma, deals, player, counts), len(deals)
 
-    def update(self, name: str, at: slice, got, sigma: np.ndarray, weight: float, iteration: int) -> None:
+    def update(self, rule: Rule, iteration: int, name: str, at: slice, got, sigma: np.ndarray) -> None:
         """Add a shard's sums ``got`` to block ``name``'s rows ``at`` (those of the shard), played
-        against ``sigma`` (the same rows); bench/sampled_rules.py puts the rules sampling refuses here."""
-        apply_update(self.regrets[name][at], self.sums[name][at], sigma, got, self.lo + at.start, weight)
+        against ``sigma`` (the same rows)."""
+        apply_update(rule, iteration, self.regrets[name][at], self.sums[name][at], sigma, got, self.lo + at.start)
 
     def average(self, dtype=np.float16) -> dict[str, np.ndarray]:
         """{block: (rows, ...)} average strategy of this group's rows (regret matching on the sums),
@@ -390,10 +383,10 @@ class LocalSampledShards(SampledShardSetBase):
     def interruptible(self) -> bool:
         return self.group.interruptible
 
-    def half_iteration(self, player: int, iteration: int, weight: float) -> None:
+    def half_iteration(self, player: int, iteration: int, rule: dict) -> None:
         if self.parts[1 - player] is None:  # let go by release_strategy
             self._restart_strategy()
-        self.pending = (player, iteration, weight)
+        self.pending = (player, iteration, rule)
         self.settle()
 
     def settle(self) -> None:

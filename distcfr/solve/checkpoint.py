@@ -12,6 +12,7 @@ import numpy as np
 
 from distcfr.engine.kernels import sampled_kernel
 from distcfr.engine.layout import Layout
+from distcfr.engine.rules import Rule, rule_from_fields, sampled_rule
 from distcfr.errors import BadFile, DistcfrError
 from distcfr.evaluate.strategy import game_layout
 from distcfr.games.registry import load_game
@@ -20,7 +21,6 @@ from distcfr.io.sampled_checkpoint import CHUNK_BYTES, SampledCheckpointFile, Ta
 from distcfr.io.sampled_checkpoint import KIND as SAMPLED_KIND
 from distcfr.io.sampled_checkpoint import chunks as table_chunks
 from distcfr.io.schema import file_format, game_dims
-from distcfr.solve.rules import Rule, rule_from_fields, sampled_rule
 
 TABLES = ("regrets", "sums", "sigma", "prediction")
 __all__ = ["TABLES", "UPDATES", "Checkpoint", "SampledCheckpoint", "load_checkpoint"]

@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
+    from distcfr.engine.rules import Rule
     from distcfr.games.base import Game
-    from distcfr.solve.rules import Rule
 
 
 @runtime_checkable

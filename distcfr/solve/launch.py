@@ -19,11 +19,11 @@ from dataclasses import dataclass
 
 from distcfr.engine.kernels import can_sample, sampled_kernel
 from distcfr.engine.memory import MemoryEstimate, available_bytes, estimate, sampled_estimate
+from distcfr.engine.rules import AUTO
 from distcfr.errors import BadParameter
 from distcfr.games.base import Game
 from distcfr.games.registry import load_game
 from distcfr.solve.checkpoint import Checkpoint, SampledCheckpoint
-from distcfr.solve.rules import AUTO
 from distcfr.solve.sampled_solver import SampledSolver
 from distcfr.solve.solver import Solver
 

@@ -19,6 +19,7 @@ from collections.abc import Callable
 import numpy as np
 
 from distcfr.engine.kernels import sampled_kernel
+from distcfr.engine.rules import sampled_rule
 from distcfr.engine.sampled_bracket import bracket_chunks
 from distcfr.engine.sampled_shards import TABLE_DTYPE, LocalSampledShards, class_visits
 from distcfr.errors import BadParameter
@@ -27,7 +28,6 @@ from distcfr.evaluate.sampled import Bracket, bracket_from_sums
 from distcfr.games.registry import load_game
 from distcfr.solve.checkpoint import SampledCheckpoint
 from distcfr.solve.contract import SolverLifetime
-from distcfr.solve.rules import sampled_rule
 from distcfr.solve.run import RunPlan, run
 
 DEFAULT_RULE = "lcfr"
@@ -89,10 +89,9 @@ class SampledSolver(SolverLifetime):
         """One iteration: the button's half, then the big blind's (or what is left of it)."""
         self._settle()
         t = self.iteration + 1
-        weight = self.rule.kind.sampled_weight(t)
         for player in range(self.phase, 2):
             self.in_flight = (player, t)
-            self.shards.half_iteration(player, t, weight)
+            self.shards.half_iteration(player, t, self.rule.fields())
             self._advance()
 
     def _advance(self) -> None:

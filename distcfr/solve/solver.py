@@ -8,6 +8,7 @@ from collections.abc import Callable
 import numpy as np
 
 from distcfr.engine.layout import Layout
+from distcfr.engine.rules import AUTO, Rule, make_rule, regret_matching, update
 from distcfr.engine.shard_set import LocalShards, ShardSet
 from distcfr.errors import BadParameter
 from distcfr.evaluate.evaluator import Evaluator
@@ -16,7 +17,6 @@ from distcfr.games.base import Game
 from distcfr.games.registry import load_game
 from distcfr.solve.checkpoint import UPDATES, Checkpoint
 from distcfr.solve.contract import SolverLifetime
-from distcfr.solve.rules import AUTO, Rule, make_rule, regret_matching, update
 from distcfr.solve.run import RunPlan, run
 
 ShardFactory = Callable[[Layout, int], ShardSet]

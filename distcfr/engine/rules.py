@@ -9,7 +9,11 @@ player:
 4. next strategy = regret matching on R (+ r_t for a predictive rule)
 
 Adding a rule is one ``RuleKind`` entry in ``RULES`` (and its test); the CLI's choices and
-help, checkpoints and the Solver all read the registry.
+help, checkpoints and both solvers read the registry. Under chance sampling a rule is applied to
+the rows a batch touched (:func:`update_sampled_rows`): in weighted form where the registry gives
+one (``sampled_weight``: lcfr, cfr), which needs no pass over untouched rows; the others discount
+and floor, which throws sampled information away, and the sampled solver refuses them
+(``sampled_rule``; bench/sampled_rules.py measures why).
 """
 
 from __future__ import annotations
@@ -205,3 +209,38 @@ def regret_matching(regrets: np.ndarray, uniform: np.ndarray) -> np.ndarray:
     total = positive @ np.ones(positive.shape[-1])  # a product: faster than sum over a short axis
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(total[..., None] > 0, positive / total[..., None], uniform)
+
+
+def update_sampled_rows(rule: Rule, t: int, regrets: np.ndarray, sums: np.ndarray, sigma: np.ndarray,
+                        q: np.ndarray, reach: np.ndarray) -> None:
+    """Apply iteration ``t`` of ``rule`` to the rows a sampled batch touched, in place, in the
+    tables' precision: ``q`` (G, ..., A) their summed counterfactual action values, ``reach``
+    (G, ..., B, 1) their own reach, ``sigma`` the strategy that played. Weighted form (rules with a
+    ``sampled_weight``): R += w (Q - sigma.Q); S += w reach sigma. Any other rule: its discounts on
+    these rows, then R += Q - sigma.Q (floored where the rule floors) and S += reach sigma."""
+    dtype = regrets.dtype
+    q = q.astype(dtype)  # a copy
+    s = sigma.astype(dtype, copy=False)
+    q -= sum_last(s * q)[..., None]  # the regret of each action
+    if rule.kind.sampled_weight is not None:
+        w = dtype.type(rule.kind.sampled_weight(t))
+        q *= w
+        regrets += q
+        sums += (reach.astype(dtype) * w) * s
+        return
+    d = rule.discount(t)
+    regrets *= np.where(regrets > 0, d.regret_pos, d.regret_neg).astype(dtype)
+    regrets += q
+    if rule.floor:
+        np.maximum(regrets, 0, out=regrets)
+    sums *= dtype.type(d.strategy)
+    sums += reach.astype(dtype) * s
+
+
+def sum_last(values: np.ndarray) -> np.ndarray:
+    """Sum over the last axis, term after term: a row's sum must not depend on how many rows are
+    summed beside it (np.einsum's and np.sum's loops do, by an ulp)."""
+    total = values[..., 0].copy()
+    for j in range(1, values.shape[-1]):
+        total += values[..., j]
+    return total
