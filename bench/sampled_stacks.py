@@ -19,7 +19,7 @@ import numpy as np
 
 def per_deal(kernel, n_classes: int, per_class: int, repeats: int) -> tuple[float, float]:
     """(seconds per deal sampling, seconds per deal in class_sums), both halves, best of ``repeats``."""
-    from distcfr.engine.sampled_shards import regret_matching
+    from distcfr.engine.rules import regret_matching
 
     rng = np.random.default_rng(0)
     sigma = {b.name: regret_matching(rng.standard_normal((kernel.n_classes, *b.shape), dtype=np.float32))

@@ -25,7 +25,7 @@ import numpy as np
 
 from distcfr.engine.kernels import sampled_kernel
 from distcfr.engine.row_table import RowTable
-from distcfr.engine.rules import Rule, rule_from_fields, update_sampled_rows
+from distcfr.engine.rules import Rule, regret_matching, rule_from_fields, update_sampled_rows
 from distcfr.engine.sampled_bracket import bracket_chunk, chunk_total
 from distcfr.games.registry import load_game
 
@@ -34,13 +34,6 @@ PUBLISH_ROWS = 4096  # strategy rows per object-store object: a worker never hol
 CACHE_BYTES = 1 << 20  # rows a row-wise pass takes at a time: its temporaries stay in a core's cache
 ROWS_IN_FLIGHT = 2  # table chunks on their way at once while a checkpoint streams
 STREAM_DOMAIN = 2  # the deal streams of solves (0: uniform deals, 1: bracket deals by class)
-
-
-def regret_matching(regrets: np.ndarray) -> np.ndarray:
-    """Strategy proportional to positive regret over the last axis; uniform where none is positive."""
-    positive = np.maximum(regrets, 0)
-    total = positive.sum(-1, keepdims=True)
-    return np.divide(positive, total, out=np.full_like(positive, 1 / regrets.shape[-1]), where=total > 0)
 
 
 def cache_rows(table: np.ndarray) -> int:
