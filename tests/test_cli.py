@@ -138,3 +138,43 @@ def test_progress_logs_lines_when_not_on_a_terminal():
     lines = stream.getvalue().splitlines()
     assert len(lines) == 2 and "\r" not in stream.getvalue()
     assert "iteration 10/100" in lines[0] and "1.500e-03" in lines[0] and "it/s" in lines[0] and "workers" in lines[0]
+
+
+def test_minutes_stop_an_exact_solve_too(tmp_path):
+    summary = tmp_path / "s.json"
+    assert main(["--game", "leduc", "--minutes", "0.002", "--workers", "0", "--quiet", "--no-tables",
+                 "--out", str(tmp_path / "s.msgpack"), "--summary-json", str(summary)]) == 0
+    data = json.loads(summary.read_text())
+    # the default target (1e-4, ~1,400 iterations) is not what stopped it: 0.12 s did
+    assert data["exploitability"] > 1e-4 and data["wall_seconds"] < 5
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--game", "leduc", "--batch", "100"], "--batch is a sampled solve's option"),
+    (["--game", "leduc", "--seed", "3"], "--seed is a sampled solve's option"),
+    (["--game", "leduc", "--bracket-samples", "10"], "--bracket-samples is a sampled solve's option"),
+    (["--game", "leduc", "--sampling"], "leduc cannot be solved by sampling"),
+    (["--game", "draw27(ranks=8,suits=2,hand=3,stacks=10)", "--sampling", "--alpha", "2"], "alpha"),
+    (["--game", "draw27(ranks=8,suits=2,hand=3,stacks=10)", "--sampling", "--updates", "simultaneous"],
+     "alternately"),
+    (["--game", "draw27(ranks=8,suits=2,hand=3,stacks=2:4:1)", "--sampling", "--refine-break-even", "0.1"],
+     "a sampled run cannot"),
+    (["--game", "leduc", "--workers", "0", "--address", "127.0.0.1:1"], "needs workers"),
+])
+def test_options_a_mode_cannot_use_are_refused_in_one_line(tmp_path, capsys, extra, message):
+    out = tmp_path / "s.msgpack"
+    assert main([*extra, "--iterations", "2", "--quiet", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+    assert not out.exists()
+
+
+def test_a_resume_refuses_another_seed_or_batch(tmp_path, capsys):
+    ckpt = tmp_path / "s.ckpt"
+    game = "draw27(ranks=8,suits=2,hand=3,stacks=10)"
+    assert main(["--game", game, "--sampling", "--iterations", "1", "--batch", "500", "--seed", "4", "--quiet",
+                 "--workers", "0", "--checkpoint", str(ckpt), "--out", str(tmp_path / "a.msgpack")]) == 0
+    for option, value in (("--seed", "5"), ("--batch", "600")):
+        assert main(["--resume", str(ckpt), "--iterations", "2", option, value, "--quiet",
+                     "--out", str(tmp_path / "b.msgpack")]) == 2
+        assert f"{option[2:]}=" in capsys.readouterr().err

@@ -5,7 +5,7 @@ import pytest
 
 import distcfr
 from distcfr.engine.rules import RULES, Discount, RuleKind, make_rule, rule_from_fields, update
-from distcfr.solve import rules
+from distcfr.engine import rules
 
 
 @pytest.mark.parametrize("name, t, expected", [
