@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib
 
-__version__ = "0.1.0"
+from distcfr.version import __version__ as __version__  # re-exported
 
 _PUBLIC = {
     "ALGORITHMS": "distcfr.solve.rules", "RULES": "distcfr.solve.rules", "Solver": "distcfr.solve.solver",
