@@ -13,7 +13,7 @@ from distcfr.version import __version__ as __version__  # re-exported
 _PUBLIC = {
     "ALGORITHMS": "distcfr.solve.rules", "RULES": "distcfr.solve.rules", "Solver": "distcfr.solve.solver",
     "Checkpoint": "distcfr.solve.checkpoint", "Strategy": "distcfr.evaluate.strategy",
-    "load_strategy": "distcfr.evaluate.strategy", "load_game": "distcfr.games.registry",
+    "load_strategy": "distcfr.evaluate.load", "load_game": "distcfr.games.registry",
     "BadFile": "distcfr.errors", "BadParameter": "distcfr.errors", "ClusterError": "distcfr.errors",
     "DistcfrError": "distcfr.errors", "UnknownGame": "distcfr.errors",
 }
