@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib
 
-__version__ = "0.1.0"
+from distcfr.version import __version__ as __version__  # re-exported
 
 _PUBLIC = {
     "ALGORITHMS": "distcfr.engine.rules", "RULES": "distcfr.engine.rules", "Solver": "distcfr.solve.solver",
@@ -16,7 +16,7 @@ _PUBLIC = {
     "open_solver": "distcfr.solve.launch", "resume_solver": "distcfr.solve.launch",
     "Checkpoint": "distcfr.solve.checkpoint", "SampledCheckpoint": "distcfr.solve.checkpoint",
     "load_checkpoint": "distcfr.solve.checkpoint", "Strategy": "distcfr.evaluate.strategy",
-    "load_strategy": "distcfr.evaluate.strategy", "load_game": "distcfr.games.registry",
+    "load_strategy": "distcfr.evaluate.load", "load_game": "distcfr.games.registry",
     "BadFile": "distcfr.errors", "BadParameter": "distcfr.errors", "ClusterError": "distcfr.errors",
     "DistcfrError": "distcfr.errors", "UnknownGame": "distcfr.errors",
 }

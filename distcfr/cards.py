@@ -33,6 +33,7 @@ CARD_KEYS = np.array(
     [RANK_CODES[c // 4] + (SUIT_CODES[c % 4] << _RANK_BITS) for c in range(52)], dtype=np.int32
 )  # (52,) int32: the additive key of each card
 
+LISTED_CARDS = 24  # deck_description lists the cards of decks up to this size
 _TOKEN = re.compile(r"[\s,]+|(10|[2-9tjqka])([cdhs])", re.IGNORECASE)
 _tables: tuple[np.ndarray, np.ndarray] | None = None
 
@@ -67,6 +68,39 @@ def format_cards(cards) -> str:
             raise BadParameter(f"card id {c} is not in 0..51")
         out.append(RANKS[c // 4] + SUITS[c % 4])
     return "".join(out)
+
+
+SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
+
+
+def deck_description(deck) -> str:
+    """A deck of card ints in words, for messages: its ranks and suits, and its cards when
+    there are at most ``LISTED_CARDS`` of them.
+
+    >>> deck_description([r * 4 + s for r in range(8) for s in range(2)])
+    '2-9 of clubs and diamonds (16 cards: 2c 2d 3c 3d 4c 4d 5c 5d 6c 6d 7c 7d 8c 8d 9c 9d)'
+    >>> deck_description(range(52))
+    '2-A of all four suits (52 cards)'
+    >>> deck_description([0, 8, 49])
+    '3 cards: 2c 4c Ad'
+    """
+    cards = sorted({int(c) for c in deck})
+    if not cards:
+        return "no cards"
+    text = format_cards(cards)
+    listing = " ".join(text[i:i + 2] for i in range(0, len(text), 2))
+    ranks = sorted({c // 4 for c in cards})
+    suits = sorted({c % 4 for c in cards})
+    if len(cards) != len(ranks) * len(suits) or ranks != list(range(ranks[0], ranks[-1] + 1)):
+        return f"{len(cards)} cards: {listing}"  # not every suit of a run of ranks
+    span = RANKS[ranks[0]] + ("" if len(ranks) == 1 else "-" + RANKS[ranks[-1]])
+    names = [SUIT_NAMES[s] for s in suits]
+    if len(names) == 4:
+        where = "all four suits"
+    else:
+        where = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    count = f"{len(cards)} card{'s' * (len(cards) > 1)}"
+    return f"{span} of {where} ({count}{': ' + listing if len(cards) <= LISTED_CARDS else ''})"
 
 
 def _sort_key(ranks: tuple[int, ...], flush: bool) -> tuple:

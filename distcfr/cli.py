@@ -7,11 +7,19 @@ import argparse
 import math
 
 from distcfr.errors import BadParameter
+from distcfr.version import __version__
 
 RELEASE_SECONDS = 3.0  # after Ctrl-C/SIGTERM, how long Ray may take to stop before the process just ends
 
 
 class OneLineParser(argparse.ArgumentParser):
+    """Every tool's parser: ``--version`` built in, errors raised as one line."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.add_argument("--version", action="version", version=f"distcfr {__version__}",
+                          help="print distcfr's version and exit")
+
     def error(self, message):  # one line, exit 2, no usage dump
         raise BadParameter(message)
 

@@ -1,5 +1,5 @@
-"""python -m distcfr.compare: race the update rules on one game and draw exploitability
-against wall time and against iterations, one line per rule, in one PNG.
+"""python -m distcfr.compare: race the update rules on one game, print how far each got, and
+with --plot draw exploitability against wall time and against iterations, one line per rule.
 
 Every rule gets the same budget of solving time (--seconds) in this process. The average
 strategy's exact exploitability is measured on a schedule (every iteration up to 10, then
@@ -9,6 +9,7 @@ CFR+ (pyspiel.CFRPlusSolver) runs as one more line when open-spiel is installed,
 by pyspiel.exploitability on its average policy, under the same schedule and budget.
 
 Examples:
+  python -m distcfr.compare --game leduc                  # the table: one line per rule
   python -m distcfr.compare --game leduc --plot leduc.png
   python -m distcfr.compare --game kuhn --algorithms pcfr+,cfr+,cfr --seconds 2 --plot kuhn.png --json kuhn.json
   python -m distcfr.compare --game "draw27(stacks=1.5:10:0.5)" --seconds 10 --plot draw27.png
@@ -89,7 +90,7 @@ def main(argv=None) -> int:
                         help="solving time per rule, evaluation excluded (default: 5)")
     parser.add_argument("--max-iterations", type=whole_number(1, "positive"), default=1_000_000, metavar="N",
                         help="stop a rule after N iterations even within its time (default: 1,000,000)")
-    parser.add_argument("--plot", metavar="PATH", required=True, help="the PNG to write")
+    parser.add_argument("--plot", metavar="PATH", help="also draw the curves in this PNG (needs matplotlib)")
     parser.add_argument("--json", metavar="PATH", help="write the curves as JSON")
     parser.add_argument("--no-openspiel", action="store_true", help="leave out OpenSpiel's C++ CFR+ on kuhn/leduc")
     try:
@@ -103,7 +104,8 @@ def main(argv=None) -> int:
         for path in (args.plot, args.json):
             if path:
                 check_writable(path)
-        require_matplotlib()
+        if args.plot:
+            require_matplotlib()
         game = load_game(args.game)
         curves = {}
         for rule in rules:
@@ -117,10 +119,12 @@ def main(argv=None) -> int:
         data = {"game": game.spec, "unit": game.unit, "seconds_per_rule": args.seconds,
                 "timing": "solving time only; exploitability evaluation excluded for every rule",
                 "curves": curves}
-        save_compare_plot(args.plot, data)
+        if args.plot:
+            save_compare_plot(args.plot, data)
+            print(f"plot written to {args.plot}")
         if args.json:
             write_atomic(args.json, (json.dumps(data, indent=1) + "\n").encode())
-        print(f"plot written to {args.plot}" + (f", curves to {args.json}" if args.json else ""))
+            print(f"curves written to {args.json}")
     except DistcfrError as err:
         print(f"distcfr.compare: error: {err}", file=sys.stderr)
         return 2

@@ -1,4 +1,4 @@
-"""python -m distcfr.seeds: the four write-ups of seeds/, each table in the write-up's own
+"""python -m distcfr.seeds: the four write-ups of docs/SEEDS.md, each table in the write-up's own
 layout beside distcfr's exact figures (and exploitability), printed as Markdown and written
 as JSON and Markdown.
 
@@ -278,7 +278,8 @@ def _matrix_lines(matrix) -> list[str]:
 
 
 # ---- minipoker_annealing.md ------------------------------------------------------------------------
-# seeds/minipoker_annealing.md, columns A K Q J 10 9 8 7 6 5 4 3 2; rows Bet, Continue, Raise, Call Raise
+# the minipoker_annealing write-up (docs/SEEDS.md): columns A K Q J 10 9 8 7 6 5 4 3 2;
+# rows Bet, Continue, Raise, Call Raise
 MINIPOKER_TABLES = {
     "first table (500,000 tweaks)": {
         "A": [[.23, 1, .42, .38, 0, 0, 0, 0, 0, 0, 0, .25, .38],

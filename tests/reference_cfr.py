@@ -2,7 +2,7 @@
 
 This module is a test oracle: one Python recursion per history and per deal,
 no numpy, no import from ``distcfr``. The vectorised engine must agree with it
-to 1e-12. It covers Kuhn and Leduc poker (rules in ``shared/GAMES.md``), the
+to 1e-12. It covers Kuhn and Leduc poker (rules in ``docs/GAMES.md``), the
 update rules cfr, cfr+, lcfr, dcfr and pcfr+ with simultaneous or alternating
 updates, and an exact best response / exploitability.
 

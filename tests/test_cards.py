@@ -6,6 +6,7 @@ import pytest
 
 from distcfr.cards import (
     CARD_KEYS,
+    deck_description,
     format_cards,
     hand_keys,
     lowball27_rank,
@@ -225,3 +226,27 @@ def test_whole_five_card_table(five_card_table):
     hi = np.array([ranks[cat == c].max() for c in range(9)])
     assert lo[0] == 0 and (lo[1:] == hi[:-1] + 1).all()  # categories fill consecutive ranges
     assert hashlib.sha256(ranks.astype("<i2").tobytes()).hexdigest() == TABLE_DIGEST
+
+
+def deck(ranks: int, suits: int) -> list[int]:
+    return [r * 4 + s for r in range(ranks) for s in range(suits)]
+
+
+@pytest.mark.parametrize("ranks, suits, expected", [
+    (8, 2, "2-9 of clubs and diamonds (16 cards: 2c 2d 3c 3d 4c 4d 5c 5d 6c 6d 7c 7d 8c 8d 9c 9d)"),
+    (13, 1, "2-A of clubs (13 cards: 2c 3c 4c 5c 6c 7c 8c 9c Tc Jc Qc Kc Ac)"),
+    (6, 3, "2-7 of clubs, diamonds and hearts (18 cards: 2c 2d 2h 3c 3d 3h 4c 4d 4h 5c 5d 5h 6c 6d 6h 7c 7d 7h)"),
+    (13, 2, "2-A of clubs and diamonds (26 cards)"),  # past LISTED_CARDS: ranks and suits say it all
+    (13, 4, "2-A of all four suits (52 cards)"),
+    (1, 1, "2 of clubs (1 card: 2c)"),
+])
+def test_deck_description_of_every_draw27_shape(ranks, suits, expected):
+    assert deck_description(deck(ranks, suits)) == expected
+    assert deck_description(reversed(deck(ranks, suits))) == expected  # any order
+
+
+def test_deck_description_lists_a_deck_that_is_no_rectangle():
+    assert deck_description([0, 8, 49]) == "3 cards: 2c 4c Ad"
+    assert deck_description([r * 4 for r in (0, 1, 3)]) == "3 cards: 2c 3c 5c"  # a gap in the ranks
+    every_card_is_named = deck_description([c for c in range(52) if c != 51])
+    assert every_card_is_named.startswith("51 cards: 2c 2d") and every_card_is_named.endswith("Ac Ad Ah")

@@ -23,6 +23,15 @@ def test_compare_writes_png_and_one_curve_per_rule(tmp_path):
         assert min(curve["exploitability"]) >= 0
 
 
+def test_without_plot_it_prints_the_table_and_writes_nothing(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["--game", "kuhn", "--algorithms", "pcfr+,cfr", "--seconds", "0.05", "--no-openspiel"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert [line.split(":")[0].strip() for line in lines] == ["pcfr+", "cfr"]
+    assert all("iterations in" in line and "exploitability" in line for line in lines)
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_race_excludes_evaluation_time():
     import time
 
@@ -38,7 +47,8 @@ def test_bad_input_is_one_line_exit_2(tmp_path, capsys):
                           (["--algorithms", "cfr,cfr", "--plot", png], "twice"),
                           (["--seconds", "0", "--plot", png], "positive"),
                           (["--game", "chess", "--plot", png], "unknown game"),
-                          ([], "--plot"), (["--plot", "/no/such/dir/c.png"], "does not exist")]:
+                          (["--plot", "/no/such/dir/c.png"], "does not exist"),
+                          (["--json", "/no/such/dir/c.json"], "does not exist")]:
         assert main(argv) == 2
         err = capsys.readouterr().err
         assert message in err and len(err.strip().splitlines()) == 1

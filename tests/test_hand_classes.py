@@ -81,6 +81,17 @@ def test_labels_and_parsing(full):
         HandClasses(6, 2, 2).classify(parse("8c2c")[None])  # an 8 is not in a 6-rank deck
 
 
+def test_a_hand_not_of_the_deck_is_told_what_the_deck_is():
+    small = HandClasses(8, 2, 3)
+    deck = "2-9 of clubs and diamonds (16 cards: 2c 2d 3c 3d 4c 4d 5c 5d 6c 6d 7c 7d 8c 8d 9c 9d)"
+    for bad in ["8s6h4d", "8c6d", "8c8c4d", "Tc6d4c", "8c6d4x"]:
+        with pytest.raises(BadParameter, match="^--hand .* is not 3 different cards of this deck: ") as err:
+            small.parse_hand(bad, "--hand")
+        assert deck in str(err.value) and len(str(err.value).splitlines()) == 1
+    assert small.parse_hand("8c 6d,4c").tolist() == parse("8c6d4c").tolist()
+    assert HandClasses(13, 1, 3).parse_hand("K72").tolist() == parse("Kc7c2c").tolist()
+
+
 def test_classify_speed(full):
     """At least a million hands a second (measured ~5M/s; a loose bound so a loaded machine passes)."""
     import time

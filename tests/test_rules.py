@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 import distcfr
-from distcfr.engine.rules import RULES, Discount, RuleKind, make_rule, rule_from_fields, update
 from distcfr.engine import rules
+from distcfr.engine.rules import RULES, Discount, RuleKind, make_rule, rule_from_fields, update
 
 
 @pytest.mark.parametrize("name, t, expected", [

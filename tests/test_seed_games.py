@@ -108,7 +108,7 @@ def test_draw27_break_even_near_write_up():
     from distcfr.evaluate.break_even import crossings
 
     points = crossings(strategy.game.variant_values, strategy.value_per_variant)
-    assert len(points) == 1 and 3.5 < points[0] < 4.5  # seeds/pushfold_2to7.md: about 3.9 BB
+    assert len(points) == 1 and 3.5 < points[0] < 4.5  # the pushfold_2to7 write-up (docs/SEEDS.md): about 3.9 BB
 
 
 def test_stack_list_equals_stacks_alone():

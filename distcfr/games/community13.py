@@ -1,5 +1,5 @@
-"""community13 (seeds/simplified13_cfr.md): 13 cards of one suit, one private card each and
-one community card, ante 1, the one-bet round of Kuhn poker.
+"""community13 (the simplified13_cfr write-up, docs/SEEDS.md; rules in docs/GAMES.md): 13 cards
+of one suit, one private card each and one community card, ante 1, the one-bet round of Kuhn poker.
 
 Showdown: a private card adjacent in rank to the community card (no wrap-around) makes a
 straight; a straight beats none; of two straights the higher top card wins. With no straight

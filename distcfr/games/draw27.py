@@ -1,4 +1,5 @@
-"""draw27 (seeds/pushfold_2to7.md): deuce-to-seven lowball, push or fold before one draw.
+"""draw27 (the pushfold_2to7 write-up, docs/SEEDS.md; rules in docs/GAMES.md): deuce-to-seven
+lowball, push or fold before one draw.
 
 Button (player 1) posts 0.5 BB, big blind (player 2) 1 BB. The button pushes all-in to the
 stack S or folds (-0.5); facing the push the big blind calls or folds (+1). When both are

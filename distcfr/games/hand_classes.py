@@ -21,7 +21,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from distcfr.cards import RANKS, SUITS, format_cards, parse
+from distcfr.cards import RANKS, SUITS, deck_description, format_cards, parse
 from distcfr.errors import BadParameter
 
 _SUIT_BITS = 13  # one rank bitmask per suit in the packed key
@@ -165,15 +165,24 @@ class HandClasses:
             return "".join(RANKS[c // 4] for c in cards.tolist())
         return format_cards(cards)
 
-    def class_of(self, text: str) -> int:
-        """The class of a concrete hand written as text (any suits of this deck, any order)."""
+    def parse_hand(self, text: str, what: str = "hand") -> np.ndarray:
+        """(H,) card ints of one hand of this deck written as text (any order; ranks only where the
+        deck has one suit); BadParameter naming ``what`` and describing the deck when it is not."""
+        written = text
         if self.suits == 1 and not any(ch in SUITS for ch in text.lower()):  # ranks only, as one-suit labels
             text = "".join(ch + "c" for ch in text if not ch.isspace())
-        cards = parse(text)
+        problem = f"{what} {written!r} is not {self.hand} different cards of this deck: {deck_description(self.deck)}"
+        try:
+            cards = parse(text)
+        except BadParameter as err:
+            raise BadParameter(f"{problem} ({err})") from None
         if len(cards) != self.hand or len(set(cards.tolist())) != self.hand or not np.isin(cards, self.deck).all():
-            raise BadParameter(f"{text!r} is not {self.hand} distinct cards of this deck ({SUITS[:self.suits]} "
-                               f"suits, ranks up to {RANKS[self.ranks - 1]})")
-        return int(self.classify(cards[None])[0][0])
+            raise BadParameter(problem)
+        return cards
+
+    def class_of(self, text: str) -> int:
+        """The class of a concrete hand written as text (any suits of this deck, any order)."""
+        return int(self.classify(self.parse_hand(text)[None])[0][0])
 
 
 @lru_cache(maxsize=4)

@@ -1,4 +1,5 @@
-"""minipoker (seeds/minipoker_annealing.md): N distinct ranks, one card each, pot 2 (ante 1).
+"""minipoker (the minipoker_annealing write-up, docs/SEEDS.md): N distinct ranks, one card each,
+pot 2 (ante 1).
 
 Player A (1) checks or bets 1; after a check B (2) checks or bets 1. Facing a bet: fold,
 call, or raise to 3; facing the raise the bettor folds or calls. Higher card wins.

@@ -7,7 +7,9 @@ atomically so a failed write leaves the previous file as it was.
   is a regular file: a FIFO, a character device (/dev/zero) or a socket is refused at once
   instead of blocking or streaming forever.
 * Writing goes to a temporary file beside the target, is flushed to disk, then renamed over
-  the target; the temporary file is removed on any failure.
+  the target; the temporary file is removed on any failure. The file gets the mode any new
+  file would (0o666 less the umask), also when it replaces one: ``mkstemp``'s 0o600 is only
+  for the temporary file.
 """
 
 from __future__ import annotations
@@ -134,6 +136,22 @@ def _check_target(path: Path) -> None:
         raise BadParameter(f"cannot write {path}: folder {path.parent} does not exist")
 
 
+def current_umask() -> int:
+    """The process's umask. Linux shows it in /proc/self/status; elsewhere it is read by setting
+    it and setting it back, which is racy: a file another thread creates in between gets the
+    umask 0o022 (acceptable here: distcfr's threads do not create files meanwhile)."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def _temporary_beside(path: Path) -> tuple[int, str]:
     try:
         return tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -172,6 +190,8 @@ def atomic_writer(path) -> Iterator[_Writer]:
     fd, tmp = _temporary_beside(path)
     try:
         try:
+            if hasattr(os, "fchmod"):  # not on Windows before Python 3.13
+                os.fchmod(fd, 0o666 & ~current_umask())
             yield _Writer(fd)
             os.fsync(fd)
         finally:

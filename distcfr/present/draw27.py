@@ -57,13 +57,10 @@ def hand_strategy(strategy, text: str, stacks: list[int] | None = None) -> str:
     """One hand's full strategy, per stack (those at ``stacks``, default all): push, call, the big
     blind's draw and the button's draw after each big-blind draw count, discards written as the
     cards thrown."""
-    from distcfr.cards import format_cards, parse
+    from distcfr.cards import format_cards
 
     kernel = strategy.kernel
-    cards = parse(text)
-    if len(cards) != kernel.hand or len(set(cards.tolist())) != kernel.hand or \
-            not np.isin(cards, kernel.classes.deck).all():
-        raise BadParameter(f"--hand needs {kernel.hand} different cards of this game's deck, got {text!r}")
+    cards = kernel.classes.parse_hand(text, "--hand")
     (cls,), (canonical,) = kernel.classes.classify(cards[None])
     t = strategy.tables
     lines = [f"{format_cards(cards)} (class {kernel.classes.label(int(cls))})"]

@@ -8,7 +8,7 @@ that applies, in this order. Ranks count 2..9, T=10, J=11, Q=12, K=13, A=14 (ace
 allows: 7 for 5 cards (6-5-4-3-2 is a straight), else H+1 (4-3-2 for 3 cards).
 
 1. **Pat X-low** (``"7-low"`` .. ``"J-low"``): a made low, i.e. no pair and, with 5 cards, neither
-   a straight nor a flush (fewer than 5 cards make neither, see GAMES.md), whose high card X is at
+   a straight nor a flush (fewer than 5 cards make neither, see docs/GAMES.md), whose high card X is at
    most b+4 (J for 5 cards, 8 for 3). Pat J-low or better is exactly the hands that rank at
    most J-T-9-8-6. With 1-card hands every card is pat (nothing is left to draw to).
 2. **Draw 1 to a X** (``"draw 1 to a 7"``, ``"to an 8"``, ``"to a 9"``): the best (H-1)-card low
