@@ -39,8 +39,8 @@ def main() -> None:
     args = parser.parse_args()
 
     from distcfr.dist.runtime import start_embedded
+    from distcfr.engine.class_blocks import LocalClassBlocks
     from distcfr.engine.memory import sampled_estimate
-    from distcfr.engine.sampled_shards import LocalSampledShards
     from distcfr.games.registry import load_game
     from distcfr.solve.sampled_solver import SampledSolver
 
@@ -50,7 +50,7 @@ def main() -> None:
     for workers in counts:
         def factory(spec, n_shards, seed, batch, workers=workers):
             if workers == 0:
-                return LocalSampledShards(spec, n_shards, seed, batch)
+                return LocalClassBlocks(spec, n_shards, seed, batch)
             start_embedded(num_cpus=max(workers, os.cpu_count() or 1))
             return timed_shards_class()(spec, n_shards, workers, seed, batch)
 
@@ -101,11 +101,11 @@ def main() -> None:
 
 
 def timed_shards_class():
-    """RaySampledShards whose actors add up the seconds of their half-iterations and, within them,
+    """RayClassBlocks whose actors add up the seconds of their half-iterations and, within them,
     of evaluating their deals (``take_seconds``)."""
-    from distcfr.dist.ray_shards import RaySampledShards, _RayRowGroup
+    from distcfr.dist.ray_shards import RayClassBlocks, _RayClassBlockGroup
 
-    class TimedRowGroup(_RayRowGroup):
+    class TimedRowGroup(_RayClassBlockGroup):
         def __init__(self, *args):
             super().__init__(*args)
             self.seconds = [0.0, 0.0, 0.0]  # in half-iterations, evaluating deals, of it running on a CPU
@@ -129,7 +129,7 @@ def timed_shards_class():
             seconds, self.seconds = self.seconds, [0.0, 0.0, 0.0]
             return seconds
 
-    class TimedSampledShards(RaySampledShards):
+    class TimedSampledShards(RayClassBlocks):
         group_class = TimedRowGroup
 
     return TimedSampledShards

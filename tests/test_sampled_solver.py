@@ -155,12 +155,12 @@ def test_a_half_iteration_cut_short_and_finished_later_gives_the_same_bits(monke
 def test_table_passes_in_cache_sized_pieces_give_the_bits_of_one_pass(monkeypatch):
     # regret matching and updates go over the tables a few rows at a time; every row's arithmetic is its own, so
     # one row per piece, the default pieces and whole tables at once give the same bits (wrapped batches included)
-    import distcfr.engine.sampled_shards as sampled_shards
+    import distcfr.engine.class_blocks as class_blocks
 
     game = distcfr.load_game("draw27(ranks=8,suits=2,hand=3,stacks=3:10:7)")
 
     def state(cache_bytes):
-        monkeypatch.setattr(sampled_shards, "CACHE_BYTES", cache_bytes)
+        monkeypatch.setattr(class_blocks, "CACHE_BYTES", cache_bytes)
         solver = SampledSolver(game, batch=200, seed=2, shards=4)
         solver.solve(iterations=5)
         regrets, sums = solver.shards.tables()
@@ -168,7 +168,7 @@ def test_table_passes_in_cache_sized_pieces_give_the_bits_of_one_pass(monkeypatc
                   *solver.average_strategy().tables.values()]
         return [np.asarray(a).tobytes() for a in arrays]
 
-    default = state(sampled_shards.CACHE_BYTES)
+    default = state(class_blocks.CACHE_BYTES)
     assert state(1) == default
     assert state(1 << 40) == default
 

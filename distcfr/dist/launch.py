@@ -38,6 +38,6 @@ def ray_shard_set(spec: str, n_shards: int, workers: int):
 
 def ray_sampled_shard_set(spec: str, n_blocks: int, workers: int, seed: int, batch: int):
     """A sampled game's class blocks on ``workers`` Ray actors (Ray running)."""
-    from distcfr.dist.ray_shards import RaySampledShards
+    from distcfr.dist.ray_shards import RayClassBlocks
 
-    return RaySampledShards(spec, n_blocks, workers, seed, batch)
+    return RayClassBlocks(spec, n_blocks, workers, seed, batch)

@@ -26,7 +26,7 @@ from ray.util.placement_group import placement_group, remove_placement_group
 from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
 
 from distcfr.engine.best_response import BestResponseStateLost
-from distcfr.engine.sampled_shards import SampledRowGroup, SampledShardSetBase, StrategyRows
+from distcfr.engine.class_blocks import ClassBlockGroup, ClassBlockSetBase, StrategyRows
 from distcfr.engine.shard_set import ShardGroup, ShardSetBase
 from distcfr.errors import ClusterError
 
@@ -121,8 +121,8 @@ class RayShards(RayGroups, ShardSetBase):
     """The exact game's shards on Ray actors."""
 
 
-class _RayRowGroup(SampledRowGroup):
-    """A SampledRowGroup whose strategy rows go through the object store."""
+class _RayClassBlockGroup(ClassBlockGroup):
+    """A ClassBlockGroup whose strategy rows go through the object store."""
 
     publish_copies = True  # ray.put copies the chunk into the object store
 
@@ -137,13 +137,13 @@ class _RayRowGroup(SampledRowGroup):
                 for r in rows]
 
 
-class RaySampledShards(RayGroups, SampledShardSetBase):
+class RayClassBlocks(RayGroups, ClassBlockSetBase):
     """A sampled game's shards on Ray actors (``extra``: seed, batch), each owning its classes'
     table rows. After each half-iteration an actor's new strategy rows of the player it updated go
     to the object store, where the others read them in place in the next half; nothing else moves. An actor that dies takes its rows with
     it: the run stops with a ClusterError and resumes from its checkpoint."""
 
-    group_class = _RayRowGroup
+    group_class = _RayClassBlockGroup
 
     def __init__(self, spec: str, n_shards: int, n_workers: int, seed: int, batch: int):
         self.pending: tuple | None = None  # (player, [(strategy ref, deals ref) per actor])
@@ -186,7 +186,7 @@ class RaySampledShards(RayGroups, SampledShardSetBase):
         self.settle()
         out = {}
         for player in (0, 1):
-            rows = _RayRowGroup.fetch(self._get(self.parts[player]))
+            rows = _RayClassBlockGroup.fetch(self._get(self.parts[player]))
             out |= {name: np.concatenate([r.joined()[name] for r in rows]) for name in rows[0].chunks}
         return out
 

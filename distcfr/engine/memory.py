@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from distcfr.engine.class_blocks import PUBLISH_ROWS
 from distcfr.engine.layout import Layout
-from distcfr.engine.sampled_shards import PUBLISH_ROWS
 from distcfr.games.tree import TERMINAL
 
 F8 = 8  # bytes of a float64 or int64 cell
@@ -115,7 +115,7 @@ def available_bytes() -> int:
 
 
 def sampled_estimate(kernel, batch: int, n_shards: int, workers: int) -> MemoryEstimate:
-    """The memory of a chance-sampled solve (:mod:`distcfr.engine.sampled_shards`): each worker
+    """The memory of a chance-sampled solve (:mod:`distcfr.engine.class_blocks`): each worker
     holds its classes' float32 regrets and sums and one shard's deals, sums and strategy; the
     current strategy (float32, every class) lies once in the object store, counted with the
     coordinator, which streams checkpoints a few chunks at a time. A bracket adds the float16

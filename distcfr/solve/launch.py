@@ -87,7 +87,7 @@ class Launch:
 
     def sampled(self, spec: str, n_blocks: int, seed: int, batch: int):
         """The sampled solver's factory: ``(spec, n_blocks, seed, batch) -> class-block set``."""
-        from distcfr.engine.sampled_shards import LocalSampledShards
+        from distcfr.engine.class_blocks import LocalClassBlocks
 
         workers = self._resolve(batch / SAMPLED_DEALS_PER_SECOND, n_blocks)
         memory = sampled_estimate(sampled_kernel(load_game(spec)), batch, n_blocks, workers)
@@ -101,7 +101,7 @@ class Launch:
             self._say(f"  progress brackets off: one needs {memory.bracket / 1e9:.1f} GB more beside the run; "
                       f"the final bracket runs once the current strategy is let go")
         if workers == 0:
-            return LocalSampledShards(spec, n_blocks, seed, batch)
+            return LocalClassBlocks(spec, n_blocks, seed, batch)
         from distcfr.dist.launch import ray_sampled_shard_set, start_ray
 
         self.started_ray = start_ray(workers, self.address)

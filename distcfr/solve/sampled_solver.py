@@ -1,6 +1,6 @@
 """Chance-sampled CFR (Lanctot et al. 2009) for games too large to enumerate (draw27 up to 5
 cards from 52). The coordinator holds no tables: the shards own the hand classes' rows
-(:mod:`distcfr.engine.sampled_shards`). Each half-iteration updates one player (alternating
+(:mod:`distcfr.engine.class_blocks`). Each half-iteration updates one player (alternating
 updates): every class gets its turn of the batch's deals, every player action is still enumerated
 per deal, and each shard updates its rows:
 
@@ -18,10 +18,10 @@ from collections.abc import Callable
 
 import numpy as np
 
+from distcfr.engine.class_blocks import TABLE_DTYPE, LocalClassBlocks, class_visits
 from distcfr.engine.kernels import sampled_kernel
 from distcfr.engine.rules import sampled_rule
 from distcfr.engine.sampled_bracket import bracket_chunks
-from distcfr.engine.sampled_shards import TABLE_DTYPE, LocalSampledShards, class_visits
 from distcfr.errors import BadParameter
 from distcfr.evaluate.class_strategy import BRACKET_SEED, ClassStrategy, default_per_class
 from distcfr.evaluate.sampled import Bracket, bracket_from_sums
@@ -64,7 +64,7 @@ class SampledSolver(SolverLifetime):
         self.n_shards = shards or min(self.kernel.n_classes, DEFAULT_SHARDS)
         self.updates = "alternating"
         if shard_set is None:
-            self.shards = LocalSampledShards(game.spec, self.n_shards, seed, batch, table_dtype)
+            self.shards = LocalClassBlocks(game.spec, self.n_shards, seed, batch, table_dtype)
         else:
             self.shards = shard_set(game.spec, self.n_shards, seed, batch)
         self.iteration, self.phase = 0, 0

@@ -1,14 +1,15 @@
-"""Shards of a chance-sampled solve, each owning a fixed block of hand classes.
+"""Class blocks of a chance-sampled solve: the hand classes cut into fixed runs, each block owning its
+classes' table rows.
 
-The classes are cut into ``n_shards`` blocks. The half-iteration of player u at iteration t gives
+The classes are cut into ``n_blocks`` blocks. The half-iteration of player u at iteration t gives
 every class its turn of ``batch`` deals (``class_deal_counts``: the batch walks round the classes,
 so each class gets batch / classes deals per half-iteration on average, the same for every class);
-shard s draws the deals of its block's classes from a counter-based stream keyed by
+block s draws the deals of its block's classes from a counter-based stream keyed by
 (seed, 2t + u, s), in which u holds a hand of the class and every other card is uniform from the
 rest of the deck. It evaluates them against the current strategies and updates u's regret and
-strategy-sum rows of its block (linear CFR in weighted form: see ``apply_update``).
+strategy-sum rows of its block as the update rule says (``apply_update``).
 
-A group of consecutive shards (a Ray actor, or every shard in-process) owns those rows. Between
+A group of consecutive blocks (a Ray actor, or every block in-process) owns those rows. Between
 half-iterations only the updated player's current strategy moves (each group's rows, read in place
 by the others), and a run's bits depend only on the seed: the same on any number of workers. Per
 class, the deals are the player's own class under suit isomorphism: scaling a class's sums by a
@@ -29,7 +30,7 @@ from distcfr.engine.rules import Rule, regret_matching, rule_from_fields, update
 from distcfr.engine.sampled_bracket import bracket_chunk, chunk_total
 from distcfr.games.registry import load_game
 
-TABLE_DTYPE = np.float32  # regrets and sums: 245 MB per stack for 5 cards from 52
+TABLE_DTYPE = np.float32  # regrets and sums: half the memory of float64 where the tables are largest
 PUBLISH_ROWS = 4096  # strategy rows per object-store object: a worker never holds a copy of all of its rows
 CACHE_BYTES = 1 << 20  # rows a row-wise pass takes at a time: its temporaries stay in a core's cache
 ROWS_IN_FLIGHT = 2  # table chunks on their way at once while a checkpoint streams
@@ -38,8 +39,8 @@ STREAM_DOMAIN = 2  # the deal streams of solves (0: uniform deals, 1: bracket de
 
 def cache_rows(table: np.ndarray) -> int:
     """Rows of ``table`` a row-wise pass takes at a time (``CACHE_BYTES`` of them): passes over a
-    table of gigabytes in cache-sized pieces instead of whole-table temporaries run 3x faster here
-    (regret matching of 64 MB of 20-stack rows: 161 ms at once, 57 ms in 1 MB pieces)."""
+    table of gigabytes in cache-sized pieces instead of whole-table temporaries run several times
+    faster (bench/sampled_scaling.py times the workers' table passes)."""
     return max(1, CACHE_BYTES // max(1, table[:1].nbytes))
 
 
@@ -53,9 +54,9 @@ def regret_matching_rows(table: np.ndarray, dtype=np.float32, out: np.ndarray | 
     return out
 
 
-def class_blocks(n_classes: int, n_shards: int) -> np.ndarray:
-    """(n_shards + 1,) first class of each shard's block, then n_classes."""
-    return np.array([n_classes * s // n_shards for s in range(n_shards + 1)], dtype=np.int64)
+def block_bounds(n_classes: int, n_blocks: int) -> np.ndarray:
+    """(n_blocks + 1,) first class of each block, then n_classes."""
+    return np.array([n_classes * s // n_blocks for s in range(n_blocks + 1)], dtype=np.int64)
 
 
 def class_deal_counts(batch: int, n_classes: int, iteration: int, first: int, stop: int) -> np.ndarray:
@@ -105,29 +106,29 @@ class StrategyRows:
         return {name: _joined(chunks) for name, chunks in self.chunks.items()}
 
 
-class SampledRowGroup:
-    """Shards [first, stop) of a sampled game and the table rows of their classes (what a Ray
+class ClassBlockGroup:
+    """Blocks [first, stop) of a sampled game and the table rows of their classes (what a Ray
     actor wraps). ``spec`` is the game's spec string; the kernel is built from it."""
 
-    restartable = False  # a fresh process would not have the rows: a run stops instead (see ray_shards)
+    restartable = False  # a fresh process would not have the rows: a run stops instead (distcfr.dist.ray_shards)
 
-    def __init__(self, spec: str, n_shards: int, first: int, stop: int, seed: int, batch: int,
+    def __init__(self, spec: str, n_blocks: int, first: int, stop: int, seed: int, batch: int,
                  table_dtype=TABLE_DTYPE):
         self.kernel = kernel = sampled_kernel(load_game(spec))
-        self.n_shards, self.first, self.stop, self.seed, self.batch = n_shards, first, stop, seed, batch
-        self.bounds = class_blocks(kernel.n_classes, n_shards)
+        self.n_blocks, self.first, self.stop, self.seed, self.batch = n_blocks, first, stop, seed, batch
+        self.bounds = block_bounds(kernel.n_classes, n_blocks)
         self.lo, self.hi = int(self.bounds[first]), int(self.bounds[stop])
         rows = self.hi - self.lo
         self.regrets = {b.name: np.zeros((rows, *b.shape), table_dtype) for b in kernel.blocks}
         self.sums = {b.name: np.zeros((rows, *b.shape), table_dtype) for b in kernel.blocks}
-        self.done = (None, None, first)  # (player, iteration, next shard) of the latest half-iteration
+        self.done = (None, None, first)  # (player, iteration, next block) of the latest half-iteration
         self.interruptible = False  # True while no table is being written (in-process runs stop there)
         self._buffers: dict[tuple, np.ndarray] = {}
 
     def _scratch(self, use: str, name: str, rows: int, dtype) -> np.ndarray:
         """A buffer for ``rows`` rows of block ``name``, kept for the next call of the same
         ``use``: memory a process has just been given costs a page fault per 4 KiB on first touch
-        (2.9 s per GB on a fresh VM page here, 0.15 s after), which a pass over reused memory skips."""
+        (several times the cost of a later pass over it), which a pass over reused memory skips."""
         key = (use, name, np.dtype(dtype))
         if key not in self._buffers or len(self._buffers[key]) < rows:
             self._buffers[key] = np.empty((rows, *self.kernel.block(name).shape), dtype)
@@ -168,7 +169,7 @@ class SampledRowGroup:
         strategy: ``parts`` holds the other player's strategy rows of every group (StrategyRows, in
         row order); the player's own comes from this group's regrets. Returns ``player``'s new
         strategy rows and the number of deals evaluated. Called again after an interruption with
-        the same arguments, it finishes the shards it had not done."""
+        the same arguments, it finishes the blocks it had not done."""
         parts = self.fetch(list(parts))
         rule = rule_from_fields(rule)
         firsts = [f for p in parts for f in p.firsts] + [parts[-1].stop]
@@ -178,34 +179,34 @@ class SampledRowGroup:
             self.done = (player, iteration, self.first)
         deals = 0
         try:
-            for shard in range(self.done[2], self.stop):
-                lo, hi = int(self.bounds[shard]), int(self.bounds[shard + 1])
-                at = slice(lo - self.lo, hi - self.lo)  # the shard's rows of this group's tables
+            for block in range(self.done[2], self.stop):
+                lo, hi = int(self.bounds[block]), int(self.bounds[block + 1])
+                at = slice(lo - self.lo, hi - self.lo)  # the block's rows of this group's tables
                 mine = {b.name: regret_matching_rows(self.regrets[b.name][at],
                                                      out=self._scratch("mine", b.name, hi - lo, np.float32))
                         for b in self.kernel.blocks if b.player == player}  # the strategy that plays this iteration
                 sigma = theirs | {name: RowTable([lo, hi], [table]) for name, table in mine.items()}
                 self.interruptible = True  # sums only: a stop here loses nothing
-                got, n = self._shard_sums(sigma, player, iteration, shard)
+                got, n = self._block_sums(sigma, player, iteration, block)
                 self.interruptible = False  # the tables change: not to be left half-written
                 for name, sums in got.items():
                     self.update(rule, iteration, name, at, sums, mine[name])
-                self.done, deals = (player, iteration, shard + 1), deals + n
+                self.done, deals = (player, iteration, block + 1), deals + n
         finally:
             self.interruptible = False
         return self.sigma(player), deals
 
-    def _shard_sums(self, sigma: dict, player: int, iteration: int, shard: int) -> tuple[dict, int]:
-        lo, hi = int(self.bounds[shard]), int(self.bounds[shard + 1])
+    def _block_sums(self, sigma: dict, player: int, iteration: int, block: int) -> tuple[dict, int]:
+        lo, hi = int(self.bounds[block]), int(self.bounds[block + 1])
         counts = class_deal_counts(self.batch, self.kernel.n_classes, iteration, lo, hi)
-        deals = self.kernel.sample_class_deals(self.seed, (STREAM_DOMAIN, 2 * iteration + player, shard),
+        deals = self.kernel.sample_class_deals(self.seed, (STREAM_DOMAIN, 2 * iteration + player, block),
                                                player, lo, counts)
         if not len(deals):
             return {}, 0
         return self.kernel.class_sums(sigma, deals, player, counts), len(deals)
 
     def update(self, rule: Rule, iteration: int, name: str, at: slice, got, sigma: np.ndarray) -> None:
-        """Add a shard's sums ``got`` to block ``name``'s rows ``at`` (those of the shard), played
+        """Add a block's sums ``got`` to block ``name``'s rows ``at`` (those of the block), played
         against ``sigma`` (the same rows)."""
         apply_update(rule, iteration, self.regrets[name][at], self.sums[name][at], sigma, got, self.lo + at.start)
 
@@ -250,11 +251,11 @@ class SampledRowGroup:
         return getattr(self, kind)[name]
 
 
-class SampledShardSetBase:
-    """The coordinator's side of a sampled shard set: the current strategy's parts per player,
+class ClassBlockSetBase:
+    """The coordinator's side of a sampled block set: the current strategy's parts per player,
     the half-iteration that may be cut short by a signal and finished later (``settle``)."""
 
-    n_shards: int
+    n_blocks: int
     starts: list[int]  # first class row of each group, then the number of classes
     tables_dtype = np.dtype(TABLE_DTYPE)  # of the regrets and sums
 
@@ -358,15 +359,15 @@ def _joined(parts: list[np.ndarray]) -> np.ndarray:
     return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
 
-class LocalSampledShards(SampledShardSetBase):
-    """Every shard in this process, as one group."""
+class LocalClassBlocks(ClassBlockSetBase):
+    """Every block in this process, as one group."""
 
     abandon_waits = False
 
-    def __init__(self, spec: str, n_shards: int, seed: int, batch: int, table_dtype=TABLE_DTYPE,
-                 group_class=SampledRowGroup):
-        self.n_shards = n_shards
-        self.group = group_class(spec, n_shards, 0, n_shards, seed, batch, table_dtype)
+    def __init__(self, spec: str, n_blocks: int, seed: int, batch: int, table_dtype=TABLE_DTYPE,
+                 group_class=ClassBlockGroup):
+        self.n_blocks = n_blocks
+        self.group = group_class(spec, n_blocks, 0, n_blocks, seed, batch, table_dtype)
         self.tables_dtype = np.dtype(table_dtype)
         self.starts = list(self.group.rows())
         self.parts = [self.group.sigma(0), self.group.sigma(1)]
@@ -410,7 +411,7 @@ class LocalSampledShards(SampledShardSetBase):
         return [getattr(self.group, method)()]
 
     def describe(self) -> dict:
-        return {"workers": 0, "nodes": 1, "shards": self.n_shards}
+        return {"workers": 0, "nodes": 1, "shards": self.n_blocks}  # the run's --shards
 
     def close(self) -> None:
         pass
