@@ -9,10 +9,12 @@ suit-isomorphic hands, the stack axis next to the action axis so one gather brin
 * ``btn_push`` (C, B, 2) [fold, push] and ``btn_draw`` (C, H+1, B, M) [class, big blind's draw count k,
   stack, mask], player 0; ``bb_call`` (C, B, 2) [fold, call] and ``bb_draw`` (C, B, M), player 1.
 
-Discard mask bit j discards position j of the hand's canonical card order. Deals come from a counter-based
-stream keyed by (seed, shard, iteration). Plain numpy: the products are float32 batched matmuls over the
-deals; class sums are int64 fixed point, each deal rounded before it is added, so they are exact: the same
-whatever the order or grouping of the deals (and the number of workers).
+Discard mask bit j discards position j of the hand's canonical card order. Deals come from counter-based
+streams (Philox keyed by the seed and the caller's key). Plain numpy, float32: ``class_sums`` evaluates a
+hand class's deals together (one batched matmul per draw-count group over the class's deals and the other
+player's masks), so a class's sums depend only on its own deals, whatever else shares the call, and a run
+is the same on any number of workers. ``deal_values`` and ``class_deal_values`` give payoffs per deal
+(simulated matches, the exploitability bracket); the same strategy in the exact game is ``to_exact``.
 """
 
 from __future__ import annotations
