@@ -45,6 +45,12 @@ _non_negative_int = whole_number(0, "0 (in-process) or more")
 _at_least_two = whole_number(2, "at least 2")
 
 
+def _path(text: str) -> str:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty path")
+    return text
+
+
 def _workers(text: str):
     return text if text == "auto" else _non_negative_int(text)
 
@@ -117,16 +123,19 @@ def build_parser() -> argparse.ArgumentParser:
                       help="cut the deals into K shards (sampled: the hand classes into K class blocks; "
                       "default: the game's); results are bitwise the same for any worker count, not for "
                       "another shard count")
-    dist.add_argument("--checkpoint", metavar="PATH", help="save the solver state here (also on "
+    dist.add_argument("--checkpoint", type=_path, metavar="PATH", help="save the solver state here (also on "
                       "Ctrl-C/SIGTERM and at the end); if PATH exists the run resumes from it")
     dist.add_argument("--checkpoint-every", type=_positive_int, default=100, metavar="K",
                       help="iterations between checkpoints (default: 100)")
-    dist.add_argument("--resume", metavar="PATH", help="continue the run saved in this checkpoint")
+    dist.add_argument("--resume", type=_path, metavar="PATH", help="continue the run saved in this checkpoint, "
+                      "and save the state back to it (unless --checkpoint names another file, or "
+                      "--no-checkpoint)")
+    dist.add_argument("--no-checkpoint", action="store_true", help="with --resume: leave the checkpoint as it is")
     out = parser.add_argument_group("output")
-    out.add_argument("--out", default="strategy.msgpack", metavar="PATH",
+    out.add_argument("--out", type=_path, default="strategy.msgpack", metavar="PATH",
                      help="average strategy file, msgpack (default: strategy.msgpack)")
-    out.add_argument("--summary-json", metavar="PATH", help="write a JSON summary of the run here")
-    out.add_argument("--plot", metavar="PATH", help="write a PNG: exploitability against iterations, and "
+    out.add_argument("--summary-json", type=_path, metavar="PATH", help="write a JSON summary of the run here")
+    out.add_argument("--plot", type=_path, metavar="PATH", help="write a PNG: exploitability against iterations, and "
                      "the value per stack with its break-even for a list of stacks (needs matplotlib)")
     out.add_argument("--no-tables", action="store_true", help="do not print the strategy tables")
     out.add_argument("--quiet", action="store_true", help="no progress (a line redrawn on a terminal, else a log "
@@ -138,6 +147,7 @@ DEFAULT_MINUTES = 10.0  # a sampled solve given no stopping rule
 EVAL_SHARE = 0.1  # sampled progress brackets take at most this share of a run's time
 PROGRESS_SHARE = 4  # a progress bracket has this many times fewer deals per class than the final one
 SAMPLED_ONLY = ("batch", "seed", "bracket_samples")  # options only a sampled solve uses
+ANNOUNCE_BYTES = 100_000_000  # files at least this large are announced with their size before they are written
 
 
 def _checkpoint_to_resume(args):
@@ -162,7 +172,32 @@ def _checkpoint_to_resume(args):
     if args.sampling and not sampled:
         raise BadParameter(f"checkpoint {path} is an exact run; --sampling cannot continue it")
     print(f"resuming {checkpoint.game} from {path} at iteration {checkpoint.iteration}")
+    if args.no_checkpoint:
+        args.checkpoint = None
+    elif args.checkpoint is None:
+        args.checkpoint = path
+        print(f"  the run's state is saved back to {path} (--no-checkpoint: leave it as it is)")
     return checkpoint
+
+
+def _check_paths(args) -> None:
+    """No output may be an input or another output (a strategy file over the checkpoint it resumes from
+    would lose the run). Checked on resolved paths, so a symlink or ./name counts as the file itself."""
+    outputs = {"--out": args.out, "--summary-json": args.summary_json, "--plot": args.plot}
+    if args.checkpoint and args.checkpoint != args.resume:
+        outputs["--checkpoint"] = args.checkpoint
+    seen: dict[Path, str] = {}
+    if args.resume:
+        seen[Path(args.resume).resolve()] = "--resume"
+    if args.checkpoint:  # the checkpoint may be written back where it was read
+        seen.setdefault(Path(args.checkpoint).resolve(), "--checkpoint")
+    for option, path in outputs.items():
+        if not path:
+            continue
+        where = Path(path).resolve()
+        if where in seen and not (option == "--checkpoint" and seen[where] == "--checkpoint"):
+            raise BadParameter(f"{option} {path} is the same file as {seen[where]}: give each its own file")
+        seen[where] = option
 
 
 def _refuse_unused(args, game, sampled: bool) -> None:
@@ -181,6 +216,9 @@ def _refuse_unused(args, game, sampled: bool) -> None:
 
 def solve_command(args) -> dict:
     """Solve as ``args`` say; returns the summary dict."""
+    if args.no_checkpoint and (args.resume is None or args.checkpoint):
+        raise BadParameter("--no-checkpoint goes with --resume and without --checkpoint")
+    _check_paths(args)
     checkpoint = _checkpoint_to_resume(args)
     game = load_game(checkpoint.game if checkpoint else (args.game or DEFAULT_GAME))
     sampled = checkpoint.mode == "sampled" if checkpoint else use_sampling(game, args.sampling or None)
@@ -232,17 +270,30 @@ class _Run:
         if args.iterations is not None or args.target_exploitability is not None or args.minutes is not None:
             target, minutes = args.target_exploitability, args.minutes
         return RunPlan(args.iterations, target, args.eval_every, checkpoint=args.checkpoint and Path(args.checkpoint),
-                       checkpoint_every=args.checkpoint_every, seconds=minutes * 60 if minutes else None, **extra)
+                       checkpoint_every=args.checkpoint_every, seconds=minutes * 60 if minutes else None,
+                       before_save=self.announce_checkpoint, **extra)
 
     def progress_text(self, solver) -> str:
         return ""
+
+    def say(self, text: str) -> None:
+        """A line of the end-of-run work (bracket, files), so a long run never goes silent."""
+        if not self.args.quiet:
+            print(text, file=sys.stderr, flush=True)
+
+    def announce_checkpoint(self, checkpoint) -> None:
+        self.announce_file(self.args.checkpoint, checkpoint.nbytes, "checkpoint")
+
+    def announce_file(self, path, nbytes: int, what: str) -> None:
+        if nbytes >= ANNOUNCE_BYTES:
+            self.say(f"  writing {what} {path} ({nbytes / 1e9:.2f} GB)")
 
     def execute(self, solver) -> dict:
         args = self.args
         self.where = solver.describe()
         self.first_iteration, self.start = solver.iteration, time.perf_counter()
-        progress = Progress(args.iterations, enabled=not args.quiet)
         plan = self.plan(solver)
+        progress = Progress(args.iterations, enabled=not args.quiet, seconds=plan.seconds, unit=self.game.unit)
 
         def after_iteration(s, expl):
             progress.update(s.iteration, s.iteration - self.first_iteration, expl, self.progress_text(s))
@@ -256,6 +307,9 @@ class _Run:
         if result.interrupted and (self.where["workers"] or solver.mode == "sampled"):
             return self.interrupted(solver)
         summary = self.finish(solver, result)
+        summary["this_run"] = {"iterations": result.iterations_run, "wall_seconds": result.wall_seconds,
+                               "resumed_from": self.args.resume if self.resumed else None,
+                               **({"deals": solver.deals_done - self.first_deals} if solver.mode == "sampled" else {})}
         summary.update(self.where)
         summary["memory"] = solver.launch.memory.as_dict()
         if args.summary_json:
@@ -289,10 +343,12 @@ class _ExactRun(_Run):
         strategy = solver.average_strategy()
         summary = exact_summary(game, solver, strategy, result.wall_seconds, result.iterations_run)
         if args.refine_break_even and not result.interrupted:
+            self.say(f"  refining the break-even stacks to {args.refine_break_even:g} BB (single-stack solves)")
             summary["break_even_interpolated"] = summary["break_even"]
             summary["break_even"] = refine_crossings(game.variant_values, summary["break_even"],
                                                      _single_stack_value(game, solver), args.refine_break_even)
         strategy.meta["evaluation"] = summary["per_variant"]
+        self.announce_file(args.out, strategy.probs.nbytes, "average strategy")
         strategy.save(args.out)
         if args.plot:
             from distcfr.present.plots import save_run_plot
@@ -302,7 +358,9 @@ class _ExactRun(_Run):
         return summary
 
     def show(self, summary: dict) -> None:
-        print_result(summary, self.args.out, self.interrupted_run, self.args.checkpoint)
+        print_result(summary, self.args.out, self.interrupted_run, self.args.checkpoint, self.game)
+        if self.args.plot:
+            print(f"  plot written to {self.args.plot}")
         if not self.args.no_tables:
             tables = render_tables(self.strategy)
             if tables:
@@ -336,7 +394,10 @@ class _SampledRun(_Run):
     def finish(self, solver, result) -> dict:
         args, game = self.args, self.game
         solver.release_strategy()  # the run is over: its memory goes to the bracket and the average
-        bracket = solver.bracket(args.bracket_samples)
+        per_class = args.bracket_samples or default_per_class(solver.kernel)
+        self.say(f"  final exploitability bracket: {per_class:,} deals per hand class, "
+                 f"{4 * per_class * solver.kernel.n_classes:,} deals in all")
+        bracket = solver.bracket(per_class)
         strategy = solver.average_strategy()
         solver.close()
         summary = sampled_summary(game, solver, bracket, result.wall_seconds, result.iterations_run,
@@ -349,6 +410,7 @@ class _SampledRun(_Run):
                 "write_seconds": result.checkpoint_seconds[-1] if result.checkpoint_seconds else None,
                 "bytes": Path(args.checkpoint).stat().st_size if args.checkpoint else None}
         strategy.meta["evaluation"] = summary["per_variant"]
+        self.announce_file(args.out, sum(t.size * 2 for t in strategy.tables.values()), "average strategy")
         strategy.save(args.out)
         self.groups = None if args.no_tables else group_report(strategy, stored=True)
         if args.plot:

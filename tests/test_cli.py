@@ -137,7 +137,39 @@ def test_progress_logs_lines_when_not_on_a_terminal():
     progress.close()
     lines = stream.getvalue().splitlines()
     assert len(lines) == 2 and "\r" not in stream.getvalue()
-    assert "iteration 10/100" in lines[0] and "1.500e-03" in lines[0] and "it/s" in lines[0] and "workers" in lines[0]
+    assert "iteration 10/100 (10%)" in lines[0] and "1.500e-03" in lines[0] and "left" in lines[0]
+    assert "workers" in lines[0] and "iteration 20/100 (20%)" in lines[1]
+
+
+def test_progress_says_the_share_done_and_the_time_left_against_the_stopping_rule():
+    from distcfr.progress import Progress, clock
+
+    resumed = Progress(100, enabled=False, unit="BB")
+    assert resumed.line(60, 10, 20.0) == "  iteration 60/100 (20%)  20s, ~1:20 left"  # 10 of the 50 this run does
+    timed = Progress(None, enabled=False, seconds=600)
+    assert timed.line(7, 7, 150.0) == "  iteration 7 (25%)  2:30, ~7:30 left"
+    both = Progress(1000, enabled=False, seconds=60)  # whichever stops it first
+    assert both.line(10, 10, 30.0).endswith("(50%)  30s, ~30s left")
+    assert Progress(None, enabled=False).line(3, 3, 1.0) == "  iteration 3  1s"  # a target: no estimate
+    assert clock(3725) == "1:02:05"
+
+
+def test_a_redrawn_progress_line_never_wraps_the_terminal(monkeypatch):
+    import io
+    import os
+
+    from distcfr.progress import Progress
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    monkeypatch.setattr("shutil.get_terminal_size", lambda fallback=None: os.terminal_size((80, 24)))
+    stream = Terminal()
+    progress = Progress(100, stream=stream, unit="BB")
+    progress.update(10, 10, 1.5e-3, "  123,456 deals/s  1,234 visits per class  bracket [0.123, 0.456] BB  2 workers")
+    drawn = stream.getvalue().split("\r")[-1].replace("\033[K", "")
+    assert 60 < len(drawn) <= 79
 
 
 def test_minutes_stop_an_exact_solve_too(tmp_path):
@@ -178,3 +210,49 @@ def test_a_resume_refuses_another_seed_or_batch(tmp_path, capsys):
         assert main(["--resume", str(ckpt), "--iterations", "2", option, value, "--quiet",
                      "--out", str(tmp_path / "b.msgpack")]) == 2
         assert f"{option[2:]}=" in capsys.readouterr().err
+
+
+def test_a_resume_writes_the_checkpoint_back_and_its_summary_separates_this_run(tmp_path, capsys):
+    ckpt, summary = tmp_path / "k.ckpt", tmp_path / "k.json"
+    assert main(["--game", "kuhn", "--iterations", "50", "--quiet", "--checkpoint", str(ckpt),
+                 "--out", str(tmp_path / "a.msgpack")]) == 0
+    assert main(["--resume", str(ckpt), "--iterations", "80", "--quiet", "--no-tables",
+                 "--out", str(tmp_path / "b.msgpack"), "--summary-json", str(summary)]) == 0
+    printed = capsys.readouterr().out
+    assert "saved back to" in printed and "80 iterations (this run: 30 iterations" in printed
+    assert distcfr.load_checkpoint(str(ckpt)).iteration == 80
+    data = json.loads(summary.read_text())
+    assert data["iterations"] == 80 and data["this_run"]["iterations"] == 30
+    assert data["this_run"]["resumed_from"] == str(ckpt)
+    assert main(["--resume", str(ckpt), "--iterations", "90", "--quiet", "--no-checkpoint",
+                 "--out", str(tmp_path / "c.msgpack")]) == 0
+    assert distcfr.load_checkpoint(str(ckpt)).iteration == 80  # told to leave it
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--resume", "{ckpt}", "--out", "{ckpt}"], "--out {ckpt} is the same file as --resume"),
+    (["--game", "kuhn", "--checkpoint", "{dir}/x", "--out", "{dir}/./x"], "is the same file as --checkpoint"),
+    (["--game", "kuhn", "--out", "{dir}/s", "--summary-json", "{dir}/s"], "is the same file as --out"),
+    (["--game", "kuhn", "--checkpoint", ""], "an empty path"),
+    (["--game", "kuhn", "--no-checkpoint"], "--no-checkpoint goes with --resume"),
+])
+def test_no_output_may_overwrite_an_input_or_another_output(tmp_path, capsys, argv, message):
+    ckpt = tmp_path / "k.ckpt"
+    assert main(["--game", "kuhn", "--iterations", "5", "--quiet", "--checkpoint", str(ckpt),
+                 "--out", str(tmp_path / "a.msgpack")]) == 0
+    before = ckpt.read_bytes()
+    capsys.readouterr()
+    fill = {"ckpt": str(ckpt), "dir": str(tmp_path)}
+    assert main([a.format(**fill) for a in argv] + ["--iterations", "10", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert message.format(**fill) in err and len(err.strip().splitlines()) == 1
+    assert ckpt.read_bytes() == before
+
+
+def test_large_files_are_announced_with_their_size_before_they_are_written(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("distcfr.train.ANNOUNCE_BYTES", 1)
+    assert main(["--game", "kuhn", "--iterations", "5", "--no-tables", "--checkpoint", str(tmp_path / "k.ckpt"),
+                 "--out", str(tmp_path / "a.msgpack")]) == 0
+    err = capsys.readouterr().err
+    assert f"writing checkpoint {tmp_path / 'k.ckpt'} (0.00 GB)" in err
+    assert f"writing average strategy {tmp_path / 'a.msgpack'}" in err

@@ -17,6 +17,7 @@ def exact_summary(game, solver, strategy, wall: float, iterations_run: int) -> d
                    for i, label in enumerate(game.variant_labels)]
     summary = {
         "game": game.spec,
+        "unit": game.unit, "value_of": game.seats[0],
         "algorithm": solver.rule.name,
         "rule": solver.rule.fields(),
         "updates": solver.updates,
@@ -47,7 +48,8 @@ def sampled_summary(game, solver, bracket, wall: float, iterations_run: int, dea
                     "exploitability_estimates": [float(bracket.low[i]), float(bracket.high[i])]}
                    for i, label in enumerate(game.variant_labels)]
     return {
-        "game": game.spec, "mode": "sampled", "algorithm": solver.rule.name, "rule": solver.rule.fields(),
+        "game": game.spec, "mode": "sampled", "unit": game.unit, "value_of": game.seats[0],
+        "algorithm": solver.rule.name, "rule": solver.rule.fields(),
         "seed": solver.seed, "batch": solver.batch, "iterations": solver.iteration, "deals": solver.deals_done,
         "wall_seconds": wall, "deals_per_second": deals_run / wall if wall > 0 else None,
         "iterations_per_second": iterations_run / wall if wall > 0 else None,

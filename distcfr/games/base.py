@@ -145,6 +145,8 @@ class Game:
     default_target: float = 1e-4
     #: what payoffs are counted in: "chips" per game, or "BB" (big blinds) per hand
     unit: str = "chips"
+    #: what the two seats are called where values are printed (values are the first seat's)
+    seats: tuple[str, str] = ("player 1", "player 2")
 
     def tables(self, strategy, variant: int) -> list:
         """The strategy tables (``distcfr.games.table.Table``) of one variant the way this game's

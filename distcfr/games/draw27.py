@@ -67,6 +67,7 @@ class Draw27(Game):
     default_algorithm = "pcfr+"  # the fastest rule to 1e-5 BB here (python -m distcfr.compare)
     default_target = 1e-5
     unit = "BB"
+    seats = ("button", "big blind")
 
     @dataclasses.dataclass(frozen=True)
     class Params:

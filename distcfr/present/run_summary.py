@@ -6,19 +6,35 @@ from __future__ import annotations
 from distcfr.present.lowball_groups import render_compact, render_groups
 
 
-def print_result(summary: dict, out_path, interrupted: bool, checkpoint) -> None:
+def _since_resume(summary: dict) -> str:
+    """How much of the totals this run did, when it continued an earlier one."""
+    run = summary.get("this_run") or {}
+    if not run.get("resumed_from"):
+        return ""
+    deals = f", {run['deals']:,} deals" if "deals" in run else ""
+    return f" (this run: {run['iterations']} iterations{deals} in {run['wall_seconds']:.1f} s)"
+
+
+def print_result(summary: dict, out_path, interrupted: bool, checkpoint, game=None) -> None:
+    """The end of an exact run: value and exploitability (in the game's unit) per stack, break-even
+    stacks, the files."""
     head = "interrupted" if interrupted else "solved"
+    unit, seat = summary.get("unit", ""), summary.get("value_of", "player 1")
     where = f" on {summary['workers']} workers" if summary.get("workers") else ""
-    print(f"{head} {summary['game']} with {summary['algorithm']}{where}: {summary['iterations']} iterations "
-          f"in {summary['wall_seconds']:.2f} s")
+    resumed = _since_resume(summary)
+    took = "" if resumed else f" in {summary['wall_seconds']:.2f} s"
+    print(f"{head} {summary['game']} with {summary['algorithm']}{where}: {summary['iterations']} iterations"
+          f"{took}{resumed}")
     if len(summary["per_variant"]) == 1:
-        print(f"  exploitability {summary['exploitability']:.3e}  value (player 1) {summary['value']:+.6f}")
+        print(f"  exploitability {summary['exploitability']:.3e} {unit}  value ({seat}) {summary['value']:+.6f} {unit}")
     else:
+        print(f"  {'stack':>8}  value ({seat}, {unit})  exploitability ({unit})")
         for row in summary["per_variant"]:
-            print(f"  {row['variant']:>8}  value {row['value']:+.6f}  exploitability {row['exploitability']:.3e}")
+            print(f"  {row['variant']:>8}  {row['value']:+18.6f}  {row['exploitability']:.3e}")
     if "break_even" in summary:
-        points = ", ".join(f"{x:.4g}" for x in summary["break_even"]) or "none in this range"
-        print(f"  break-even stack (value crosses 0): {points}")
+        points = ", ".join(f"{x:.4g}" for x in summary["break_even"])
+        print(f"  break-even stack (the {seat}'s value crosses 0): " + (f"{points} BB" if points else
+                                                                      "none in this range of stacks"))
     print(f"  average strategy written to {out_path}" + (f"; checkpoint {checkpoint}" if checkpoint else ""))
 
 
@@ -26,18 +42,20 @@ def print_sampled(summary: dict, out_path, groups: dict | None = None) -> None:
     """The end of a sampled run: speed, value and bracket per stack, and with ``groups`` (a
     :func:`~distcfr.present.lowball_groups.group_report` of the strategy as its file stores it)
     the hand-group table: in full for one stack, push / call only for several."""
+    resumed = _since_resume(summary)
+    took = "" if resumed else f" in {summary['wall_seconds']:.1f} s"
     print(f"sampled {summary['game']} with {summary['algorithm']}: {summary['iterations']} iterations, "
-          f"{summary['deals']:,} deals in {summary['wall_seconds']:.1f} s ({summary['deals_per_second']:,.0f} deals/s)")
+          f"{summary['deals']:,} deals{took}{resumed} ({summary['deals_per_second']:,.0f} deals/s)")
     for row in summary["per_variant"]:
         lo, hi = row["exploitability_ci"]
-        print(f"  {row['variant']:>8}  value {row['value']:+.4f} +- {row['value_se']:.4f}  "
-              f"exploitability in [{lo:.4f}, {hi:.4f}] BB (estimates {row['exploitability_estimates'][0]:.4f} "
-              f"to {row['exploitability_estimates'][1]:.4f})")
+        print(f"  {row['variant']:>8}  value {row['value']:+.4f} +- {row['value_se']:.4f} BB  "
+              f"exploitability in [{lo:.4f}, {hi:.4f}] BB ({1000 * lo:.1f} to {1000 * hi:.1f} mBB per hand)")
     if "break_even" in summary:
-        points = ", ".join(f"{x:.3f}" for x in summary["break_even"]) or "none in this range"
+        points = ", ".join(f"{x:.3f}" for x in summary["break_even"])
         span = summary["break_even_interval"]
-        print(f"  break-even stack: {points} BB" + (f" (95% band crosses zero in [{span[0]:.3f}, {span[1]:.3f}])"
-                                                   if span else ""))
+        print("  break-even stack (the button's value crosses 0): " + (f"{points} BB" if points else
+                                                                      "none in this range of stacks")
+              + (f" (95% band crosses zero in [{span[0]:.3f}, {span[1]:.3f}] BB)" if span else ""))
     print(f"  average strategy written to {out_path} (float16 per hand class)")
     saved = summary.get("checkpoint")
     if saved:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -43,6 +44,11 @@ class Checkpoint:
     prediction: np.ndarray | None  # (B, n_is, A) float64 for a predictive rule
 
     mode = "exact"
+
+    @property
+    def nbytes(self) -> int:
+        """About how many bytes its file takes (its tables)."""
+        return sum(getattr(self, name).nbytes for name in TABLES if getattr(self, name) is not None)
 
     def save(self, path) -> None:
         """Write atomically (a crash never leaves half a file)."""
@@ -125,6 +131,14 @@ class SampledCheckpoint:
     path: object = None
     mode = "sampled"
     updates = "alternating"
+
+    @property
+    def nbytes(self) -> int:
+        """About how many bytes its file takes (its tables, as the running solver holds them)."""
+        if self.source is None:
+            return Path(self.path).stat().st_size
+        item = np.dtype(self.source.tables_dtype).itemsize
+        return sum(int(np.prod(t.shape)) * item for t in table_specs(sampled_kernel(load_game(self.game))))
 
     def save(self, path) -> None:
         """Write the checkpoint to ``path`` atomically, a chunk of rows at a time (the file

@@ -36,6 +36,7 @@ class RunPlan:
     seconds: float | None = None  # stop after this much wall time (at an iteration's end)
     eval_share: float | None = None  # skip due evaluations while they took more than this share of the time
     evaluator: Callable[[Solver], float] | None = None  # default: the average strategy's exploitability
+    before_save: Callable[[object], None] | None = None  # told each checkpoint before it is written (its size)
 
     def __post_init__(self):
         if self.iterations is None and self.target is None and self.seconds is None:
@@ -108,7 +109,7 @@ def run(solver: Solver, plan: RunPlan, on_iteration: Callable[[Solver, float | N
             if on_iteration is not None:
                 on_iteration(solver, expl)
             if plan.checkpoint and solver.iteration % plan.checkpoint_every == 0:
-                _save(solver, plan.checkpoint, result)
+                _save(solver, plan, result)
             if expl is not None and plan.target is not None and expl <= plan.target:
                 break
             if plan.seconds is not None and time.perf_counter() - start >= plan.seconds:
@@ -121,11 +122,14 @@ def run(solver: Solver, plan: RunPlan, on_iteration: Callable[[Solver, float | N
     result.wall_seconds = time.perf_counter() - start
     result.iterations_run = solver.iteration - first
     if plan.checkpoint:
-        _save(solver, plan.checkpoint, result)
+        _save(solver, plan, result)
     return result
 
 
-def _save(solver, path: Path, result: RunResult) -> None:
+def _save(solver, plan: RunPlan, result: RunResult) -> None:
     began = time.perf_counter()
-    solver.checkpoint().save(path)
+    checkpoint = solver.checkpoint()
+    if plan.before_save is not None:
+        plan.before_save(checkpoint)
+    checkpoint.save(plan.checkpoint)
     result.checkpoint_seconds.append(time.perf_counter() - began)
