@@ -1,10 +1,15 @@
 """What the command-line tools share: an argparse parser whose errors are one line (exit 2
-through the caller's DistcfrError handler) and argument types with clear messages."""
+through the caller's DistcfrError handler), argument types with clear messages, a standard output
+that a closed pipe (``| head``) does not break, and text from files made safe for a terminal."""
 
 from __future__ import annotations
 
 import argparse
+import io
 import math
+import os
+import re
+import sys
 
 from distcfr.errors import BadParameter
 from distcfr.version import __version__
@@ -19,6 +24,7 @@ class OneLineParser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
         self.add_argument("--version", action="version", version=f"distcfr {__version__}",
                           help="print distcfr's version and exit")
+        tolerate_closed_stdout()  # every tool builds its parser first
 
     def error(self, message):  # one line, exit 2, no usage dump
         raise BadParameter(message)
@@ -47,3 +53,113 @@ def positive_number(text: str) -> float:
     if not value > 0 or math.isinf(value):
         raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
     return value
+
+
+class _ClosedPipeSafe(io.TextIOBase):
+    """Standard output that, once its reader has gone (``| head -1``), drops what is printed: the
+    run goes on and writes its files, and no BrokenPipeError reaches the user."""
+
+    def __init__(self, stream):
+        self.stream, self.gone = stream, False
+
+    def write(self, text: str) -> int:
+        if not self.gone:
+            try:
+                self.stream.write(text)
+            except BrokenPipeError:
+                self._drop()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.gone:
+            try:
+                self.stream.flush()
+            except BrokenPipeError:
+                self._drop()
+
+    def _drop(self) -> None:
+        self.gone = True
+        try:  # the interpreter's last flush at exit must not find the broken pipe either
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, self.stream.fileno())
+            os.close(null)
+        except (OSError, ValueError, io.UnsupportedOperation):
+            pass
+
+    def isatty(self) -> bool:
+        return self.stream.isatty()
+
+    def fileno(self) -> int:
+        return self.stream.fileno()
+
+    @property
+    def encoding(self):
+        return self.stream.encoding
+
+
+def tolerate_closed_stdout() -> None:
+    if not isinstance(sys.stdout, _ClosedPipeSafe):
+        sys.stdout = _ClosedPipeSafe(sys.stdout)
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """``text`` (which may come from a file) with control characters written as escapes, so that no
+    escape sequence from a crafted file reaches the terminal; new lines and tabs stay."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+class StartGuard:
+    """Ctrl-C or SIGTERM while a command starts (Ray starting, workers building): nothing is written
+    yet, and when the whole process group was signalled Ray's processes are gone, while the main
+    thread may sit in Ray's C++ start-up, holding the interpreter lock, for many seconds. The guard
+    ends the process at once with one line: the signal's C-level handler writes to
+    ``signal.set_wakeup_fd``, read by a small watcher process (it needs no lock of this one), which
+    says the line and ends this process. ``disarm()`` once the command has something to save (its
+    own handlers take over); the watcher ends when its pipe closes."""
+
+    def __init__(self, prog: str):
+        import signal
+        import subprocess
+        import threading
+
+        self.prog, self.armed = prog, threading.current_thread() is threading.main_thread()
+        if not self.armed:
+            return
+        read, self.write = os.pipe()
+        os.set_blocking(self.write, False)
+        line = f"{prog}: stopped while starting, before any iteration; nothing was written"
+        # the watcher outlives the group's signal (it ignores it), reads one byte or the pipe's end
+        script = (f"trap '' INT TERM; if [ -n \"$(head -c 1)\" ]; then echo '{line}' >&2; "
+                  f"kill -KILL {os.getpid()}; fi")
+        try:
+            self.watcher = subprocess.Popen(["sh", "-c", script], stdin=read, close_fds=True)
+        except OSError:
+            self.watcher = None
+        os.close(read)
+        self.previous = {sig: signal.signal(sig, self._stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+        self.previous_fd = signal.set_wakeup_fd(self.write)
+
+    def _stop(self, *signal_frame) -> None:
+        """The Python-level handler, where it gets to run first: the watcher does the rest."""
+        if self.watcher is None:  # no watcher could be started: end here
+            sys.stderr.write(f"{self.prog}: stopped while starting, before any iteration; nothing was written\n")
+            sys.stderr.flush()
+            os._exit(130)
+        self.watcher.wait()
+
+    def disarm(self) -> None:
+        """Stop guarding: signals go back to the handlers there were before, and the watcher ends."""
+        import signal
+
+        if not self.armed:
+            return
+        self.armed = False
+        signal.set_wakeup_fd(self.previous_fd)
+        for sig, handler in self.previous.items():
+            signal.signal(sig, handler)
+        os.close(self.write)
+        if self.watcher is not None:
+            self.watcher.wait()

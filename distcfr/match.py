@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from distcfr.cli import OneLineParser, whole_number
+from distcfr.cli import OneLineParser, printable, whole_number
 from distcfr.engine.kernels import sampled_kernel
 from distcfr.engine.layout import Layout
 from distcfr.engine.rules import AUTO, RULES
@@ -223,7 +223,7 @@ def main(argv=None) -> int:
             kernel = sampled_kernel(game)
             first, second = (sampled_tables(p, kernel) for p in players)
             data = sampled_match(game, first, second, names, args.games, args.seed)
-        print(report(data))
+        print(printable(report(data)))
         if args.json:
             write_atomic(args.json, (json.dumps(data, indent=2) + "\n").encode())
     except DistcfrError as err:

@@ -26,7 +26,7 @@ import argparse
 import json
 import sys
 
-from distcfr.cli import OneLineParser
+from distcfr.cli import OneLineParser, printable
 from distcfr.errors import BadParameter, DistcfrError
 from distcfr.evaluate.class_strategy import KIND as CLASS_STRATEGY
 from distcfr.evaluate.export import json_table, openspiel_table
@@ -114,7 +114,7 @@ def main(argv=None) -> int:
             write_atomic(args.out, (text + "\n").encode())
             print(f"{args.format} of {args.path} ({strategy.game.spec}) written to {args.out}")
         else:
-            print(text)
+            print(printable(text))
     except DistcfrError as err:
         print(f"distcfr.show: error: {err}", file=sys.stderr)
         return 2

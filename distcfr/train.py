@@ -16,14 +16,17 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
+import threading
 import time
 from pathlib import Path
 
 import numpy as np
 
-from distcfr.cli import RELEASE_SECONDS, OneLineParser, positive_number, whole_number
+from distcfr.cli import RELEASE_SECONDS, OneLineParser, StartGuard, positive_number, whole_number
 from distcfr.engine.rules import AUTO, RULES
+from distcfr.engine.sampled_bracket import BRACKET_CHUNK as MAX_BRACKET_SAMPLES
 from distcfr.errors import BadParameter, DistcfrError
 from distcfr.evaluate.break_even import refine_crossings
 from distcfr.evaluate.class_strategy import BRACKET_DEALS, MAX_PER_CLASS, default_per_class
@@ -36,13 +39,21 @@ from distcfr.present.run_summary import print_result, print_sampled
 from distcfr.progress import Progress
 from distcfr.solve.checkpoint import UPDATES, load_checkpoint
 from distcfr.solve.launch import open_solver, resume_solver, use_sampling
-from distcfr.solve.run import RunPlan, run
+from distcfr.solve.run import RunPlan, run, signals_held
 from distcfr.solve.sampled_solver import BATCH_PER_CLASS, DEFAULT_BATCH
 
 DEFAULT_GAME = "leduc"
 _positive_int = whole_number(1, "positive")
 _non_negative_int = whole_number(0, "0 (in-process) or more")
 _at_least_two = whole_number(2, "at least 2")
+
+
+def _bracket_samples(text: str) -> int:
+    value = _at_least_two(text)
+    if value > MAX_BRACKET_SAMPLES:
+        raise argparse.ArgumentTypeError(f"at most {MAX_BRACKET_SAMPLES:,} deals per hand class (one chunk of the "
+                                         f"bracket's work), got {value:,}")
+    return value
 
 
 def _path(text: str) -> str:
@@ -108,7 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
     sampled.add_argument("--seed", type=_non_negative_int, metavar="S",
                          help="the deal stream: a run is bitwise reproducible from it on any worker count "
                          "(default: 0)")
-    sampled.add_argument("--bracket-samples", type=_at_least_two, metavar="N",
+    sampled.add_argument("--bracket-samples", type=_bracket_samples, metavar="N",
                          help="deals per hand class in each sample set of the exploitability bracket: more is "
                          f"narrower and slower (default: as many as fit in {BRACKET_DEALS:,} deals, at most "
                          f"{MAX_PER_CLASS:,}; 14 for 5 cards from 52)")
@@ -188,13 +199,13 @@ def _check_paths(args) -> None:
         outputs["--checkpoint"] = args.checkpoint
     seen: dict[Path, str] = {}
     if args.resume:
-        seen[Path(args.resume).resolve()] = "--resume"
+        seen[Path(os.path.realpath(args.resume))] = "--resume"
     if args.checkpoint:  # the checkpoint may be written back where it was read
-        seen.setdefault(Path(args.checkpoint).resolve(), "--checkpoint")
+        seen.setdefault(Path(os.path.realpath(args.checkpoint)), "--checkpoint")
     for option, path in outputs.items():
         if not path:
             continue
-        where = Path(path).resolve()
+        where = Path(os.path.realpath(path))
         if where in seen and not (option == "--checkpoint" and seen[where] == "--checkpoint"):
             raise BadParameter(f"{option} {path} is the same file as {seen[where]}: give each its own file")
         seen[where] = option
@@ -214,8 +225,8 @@ def _refuse_unused(args, game, sampled: bool) -> None:
                            "deal (add --sampling to sample it)")
 
 
-def solve_command(args) -> dict:
-    """Solve as ``args`` say; returns the summary dict."""
+def solve_command(args, guard: StartGuard | None = None) -> dict:
+    """Solve as ``args`` say; returns the summary dict. ``guard`` is disarmed once the solver is up."""
     if args.no_checkpoint and (args.resume is None or args.checkpoint):
         raise BadParameter("--no-checkpoint goes with --resume and without --checkpoint")
     _check_paths(args)
@@ -241,16 +252,25 @@ def solve_command(args) -> dict:
             solver = open_solver(game, sampling=sampled, algorithm=args.algorithm or AUTO, updates=args.updates,
                                  shards=args.shards, batch=args.batch, seed=args.seed, **where,
                                  **{name: getattr(args, name) for name in _rule_params()})
+        if guard is not None and guard.armed:  # from here on a signal stops the run and its files are saved
+            guard.disarm()
+            signal.signal(signal.SIGTERM, _stop_on_sigterm)
         summary = report.execute(solver)
         return summary
-    finally:
-        _release(solver, summary.get("interrupted", False))
+    finally:  # after a stop or an error Ray may be going away: give it seconds, not minutes
+        _release(solver, stopped=summary.get("interrupted", True), said=bool(summary))
 
 
-def _release(solver, interrupted: bool) -> None:
-    """Stop the workers (and the embedded Ray). After a stop request on Ray, give it a few seconds:
-    if the signal reached Ray's processes too, end this process now, files saved."""
-    if solver is not None and not solver.close(RELEASE_SECONDS if interrupted else None):
+def _release(solver, stopped: bool, said: bool) -> None:
+    """Stop the workers (and the embedded Ray). After a stop or an error on Ray, give it a few
+    seconds; if the signal reached Ray's processes too (they are gone), end this process now, with
+    a line unless one was ``said`` already: the files are saved or were never going to be."""
+    if solver is None:
+        return
+    if stopped and not solver.workers_alive() or not solver.close(RELEASE_SECONDS if stopped else None):
+        if not said:
+            print("distcfr.train: stopped; Ray's processes were stopped too (a signal to the whole process group)",
+                  file=sys.stderr)
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(130)
@@ -304,9 +324,20 @@ class _Run:
             silence_ray_logs()
         result = run(solver, plan, after_iteration)
         progress.close()
+        if result.workers_lost:
+            last = f"; {args.checkpoint} keeps its last save" if args.checkpoint and Path(args.checkpoint).exists() \
+                else ""
+            print(f"distcfr.train: stopped at iteration {solver.iteration}; the workers were stopped too (a signal to "
+                  f"the whole process group), and the state they held with them{last}", file=sys.stderr)
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(130)  # Ray's processes are gone: its own exit would wait a minute on them
         if result.interrupted and (self.where["workers"] or solver.mode == "sampled"):
             return self.interrupted(solver)
-        summary = self.finish(solver, result)
+        try:
+            summary = self.finish(solver, result)
+        except KeyboardInterrupt:  # Ctrl-C or SIGTERM during the end's work (the final bracket, the files)
+            return self.interrupted(solver)
         summary["this_run"] = {"iterations": result.iterations_run, "wall_seconds": result.wall_seconds,
                                "resumed_from": self.args.resume if self.resumed else None,
                                **({"deals": solver.deals_done - self.first_deals} if solver.mode == "sampled" else {})}
@@ -320,8 +351,9 @@ class _Run:
 
     def interrupted(self, solver) -> dict:
         """The signal may have reached the workers too: save what the coordinator holds, unevaluated."""
-        strategy = solver.average_strategy()
-        strategy.save(self.args.out)
+        with signals_held():  # a second signal waits until the strategy is written
+            strategy = solver.average_strategy()
+            strategy.save(self.args.out)
         deals = f" ({solver.deals_done:,} deals)" if solver.mode == "sampled" else ""
         print(f"interrupted {self.game.spec} at iteration {solver.iteration}{deals}: average strategy written to "
               f"{self.args.out}" + (f", checkpoint {self.args.checkpoint}" if self.args.checkpoint else "")
@@ -437,13 +469,26 @@ def _single_stack_value(game, solver):
     return value_at
 
 
+def _stop_on_sigterm(signum, frame):
+    raise KeyboardInterrupt  # outside a run's own handling (the end's work): as Ctrl-C
+
+
 def main(argv=None) -> int:
+    previous = signal.getsignal(signal.SIGTERM)
+    guard = StartGuard("distcfr.train")
     try:
         args = build_parser().parse_args(argv)
-        summary = solve_command(args)
+        summary = solve_command(args, guard)
     except DistcfrError as err:
         print(f"distcfr.train: error: {err}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # a second signal while the first one's files were written
+        print("distcfr.train: interrupted; the files already written are whole", file=sys.stderr)
+        return 130
+    finally:
+        guard.disarm()
+        if previous is not None and threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGTERM, previous)
     return 130 if summary.get("interrupted") else 0
 
 

@@ -23,6 +23,13 @@ import time
 from distcfr.errors import ClusterError
 
 
+def _keep_signals_from_ray_core() -> None:
+    """Read by Ray at import: without it, Ray's C++ core installs absl's failure-signal handler in
+    this process, which turns a SIGTERM into a stack dump and an abort before distcfr's handler can
+    save anything (a signal to the whole process group while Ray starts)."""
+    os.environ.setdefault("RAY_DISABLE_FAILURE_SIGNAL_HANDLER", "1")
+
+
 def ray_running() -> bool:
     """Whether this process already runs or joined a Ray (without importing Ray)."""
     return "ray" in sys.modules and sys.modules["ray"].is_initialized()
@@ -35,6 +42,7 @@ def start_embedded(num_cpus: int) -> None:
     fresh = "ray" not in sys.modules
     # Read by Ray at import: with "clusters" off, every Ray server binds to loopback only.
     os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
+    _keep_signals_from_ray_core()
     os.environ["RAY_AUTH_MODE"] = "token"
     os.environ["RAY_AUTH_TOKEN"] = secrets.token_hex(32)
     os.environ.pop("RAY_ADDRESS", None)
@@ -46,7 +54,7 @@ def start_embedded(num_cpus: int) -> None:
         Config.initialize("")
         AuthenticationTokenLoader.instance().reset_cache()
     try:
-        with _quiet():
+        with _quiet(), _own_signal_handlers():
             ray.init(address="local", num_cpus=num_cpus, include_dashboard=False, log_to_driver=False,
                      configure_logging=False, logging_level=logging.ERROR)
     except Exception as err:  # Ray raises many types; the user needs one line
@@ -59,6 +67,7 @@ def connect(address: str) -> None:
     short deadlines: a TCP connection, an HTTP/2 handshake (what every gRPC server answers) and
     one GCS request carrying this process's token. Each failure is one ClusterError line
     saying what to check."""
+    _keep_signals_from_ray_core()
     if address != "auto":
         _probe(address, address)
     if ray_running():
@@ -72,7 +81,7 @@ def connect(address: str) -> None:
 
     _check_gcs(target, shown, auto=address == "auto")
     try:
-        with _quiet():
+        with _quiet(), _own_signal_handlers():
             ray.init(address=address, log_to_driver=False, configure_logging=False,
                      logging_level=logging.ERROR)
     except Exception as err:
@@ -257,6 +266,16 @@ def release(close, stop_ray: bool, deadline: float) -> bool:
     return not worker.is_alive()
 
 
+def ray_alive() -> bool:
+    """Whether this process's Ray still has its control store (after a signal to the whole process
+    group it is gone: nothing held by Ray's workers can be saved any more)."""
+    import ray
+
+    if not ray.is_initialized():
+        return False
+    return _listening(ray.get_runtime_context().gcs_address)
+
+
 def _listening(address: str) -> bool:
     host, _, port = address.rpartition(":")
     try:
@@ -275,6 +294,37 @@ def cluster_cpus() -> int:
 def _first_line(err: Exception) -> str:
     text = str(err).strip().splitlines()
     return text[0] if text else type(err).__name__
+
+
+@contextlib.contextmanager
+def _own_signal_handlers():
+    """Keep this process's SIGINT and SIGTERM handlers (distcfr's) while Ray starts: ``ray.init``
+    would install a SIGTERM handler of its own (``sys.exit(15)``, then a shutdown that waits a
+    minute on Ray's processes, gone already when the whole process group was signalled). Where
+    Ray's hook cannot be held off, its exit is turned into a KeyboardInterrupt, as Ctrl-C is."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    saved = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    utils = getattr(getattr(sys.modules.get("ray"), "_private", None), "utils", None)
+    hook = getattr(utils, "set_sigterm_handler", None)
+    if hook is not None:
+        utils.set_sigterm_handler = lambda handler: None
+    try:
+        yield
+    except SystemExit as stop:
+        if stop.code != signal.SIGTERM:
+            raise
+        raise KeyboardInterrupt from None
+    finally:
+        if hook is not None:
+            utils.set_sigterm_handler = hook
+        for sig, handler in saved.items():
+            if handler is not None:
+                signal.signal(sig, handler)
 
 
 @contextlib.contextmanager

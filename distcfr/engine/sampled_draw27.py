@@ -33,6 +33,7 @@ from distcfr.games.hand_classes import hand_classes
 _WORK = np.float32  # sigma gathers and per-deal products; class sums are float64
 _CHUNK_FLOATS = 1 << 19  # per-deal temporaries of one chunk of deals: cache-sized
 _MAX_CHUNK = 512  # deals per chunk at most (for one stack)
+MAX_STACK = 1e6  # BB: values, products and sums of many deals stay far inside float32's range
 _SHOWDOWN_CHUNK = 512  # deals whose rank lookups and showdown signs are computed together
 
 
@@ -65,6 +66,9 @@ class SampledDraw27:
         self.classes = hand_classes(ranks, suits, hand)
         self.ranks, self.suits, self.hand = ranks, suits, hand
         self.stacks = np.asarray(stacks, dtype=np.float64).reshape(-1)  # (B,)
+        if self.stacks.max() > MAX_STACK:
+            raise BadParameter(f"stack {self.stacks.max():g} BB is beyond what the sampled kernel computes (float32 "
+                               f"values): at most {MAX_STACK:g} BB")
         h, m, b = hand, 1 << hand, len(self.stacks)
         self.n_masks = m
         self.blocks = (Block("btn_push", 0, (b, 2), 2), Block("btn_draw", 0, (h + 1, b, m), m),

@@ -152,6 +152,19 @@ def current_umask() -> int:
     return mask
 
 
+def _through_links(path: Path) -> Path:
+    """Where a write to ``path`` lands: a symlink's target (the file the user means), not a new
+    file in the link's place."""
+    return Path(os.path.realpath(path)) if path.is_symlink() else path
+
+
+def _read_only(folder: Path) -> bool:
+    try:
+        return bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except (OSError, AttributeError):
+        return False
+
+
 def _temporary_beside(path: Path) -> tuple[int, str]:
     try:
         return tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -163,10 +176,12 @@ def check_writable(path) -> Path:
     """Fail early (before a long solve) when ``path`` cannot be written: the folder must exist,
     the path must not be a directory or a special file, and a file must be creatable beside
     it (a real probe: permission bits do not show read-only or special file systems)."""
-    path = Path(path)
+    shown, path = path, _through_links(Path(path))
     _check_target(path)
     if not os.access(path.parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise BadParameter(f"cannot write {path}: permission denied")
+        if os.access(path.parent, os.W_OK) or not _read_only(path.parent):
+            raise BadParameter(f"cannot write {shown}: permission denied")
+        raise BadParameter(f"cannot write {shown}: {_REASONS[errno.EROFS]}")
     fd, probe = _temporary_beside(path)
     os.close(fd)
     os.unlink(probe)
@@ -185,7 +200,7 @@ def atomic_writer(path) -> Iterator[_Writer]:
     error: it is a temporary file beside ``path``, flushed to disk, then renamed over it. On any
     failure (a full disk mid-write, a signal) the temporary file is removed and the file at
     ``path`` is as it was; an OSError becomes one line (BadParameter) naming the path and why."""
-    path = Path(path)
+    path = _through_links(Path(path))
     _check_target(path)
     fd, tmp = _temporary_beside(path)
     try:

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 @runtime_checkable
 class SolverContract(Protocol):
     mode: ClassVar[str]  # "exact" or "sampled": which checkpoint and strategy kinds it writes
+    state_on_workers: ClassVar[bool]  # whether its tables live on the workers (lost with them) or here
     game: Game
     rule: Rule
     updates: str  # "alternating" or "simultaneous"
@@ -43,6 +44,9 @@ class SolverContract(Protocol):
     def describe(self) -> dict:
         """Where the shards run: {"workers", "nodes", "shards"}."""
 
+    def workers_alive(self) -> bool:
+        """Whether the workers holding the shards are still reachable."""
+
     def close(self, deadline: float | None = None) -> bool:
         """End the workers (and the Ray its launch started); see :meth:`SolverLifetime.close`."""
 
@@ -55,6 +59,11 @@ class SolverLifetime:
 
     def describe(self) -> dict:
         return self.shards.describe()
+
+    def workers_alive(self) -> bool:
+        """Whether the workers holding the shards are still reachable (a signal to the whole process
+        group may have ended them)."""
+        return self.launch is None or self.launch.workers_alive()
 
     def close(self, deadline: float | None = None) -> bool:
         """End the shards' workers and the Ray the launch started, waiting at most ``deadline``

@@ -34,6 +34,7 @@ SAMPLED_DEALS_PER_SECOND = 100_000  # deals a sampled pass evaluates per second 
 # progress brackets only where the estimate leaves this margin (at 39 stacks of 5 cards the measured peak came
 # out 15% above it, and Ray's memory monitor kills workers at 95% of the node's memory)
 BRACKET_MARGIN = 0.8
+RELEASE_SECONDS = 3.0  # after a failed start, how long stopping the Ray it started may take
 
 
 def auto_workers(pass_seconds: float, n_shards: int, address: str | None) -> int:
@@ -127,6 +128,14 @@ class Launch:
         if self.report is not None:
             self.report(text)
 
+    def workers_alive(self) -> bool:
+        """Whether the shards' Ray is still there (always, in-process)."""
+        if not self.resolved:
+            return True
+        from distcfr.dist.runtime import ray_alive
+
+        return ray_alive()
+
     def release(self, close: Callable[[], None], deadline: float | None = None) -> bool:
         """Run ``close`` (the shard set's) and stop the Ray this launch started, giving up after
         ``deadline`` seconds (None: wait); returns whether it finished (see
@@ -200,7 +209,7 @@ def _started(launch: Launch, build: Callable):
     try:
         solver = build()
     except BaseException:
-        launch.release(lambda: None)
+        launch.release(lambda: None, deadline=RELEASE_SECONDS)
         raise
     launch.seconds_to_start = time.perf_counter() - began
     solver.launch = launch

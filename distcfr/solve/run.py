@@ -10,7 +10,9 @@ checkpoint holds the state before it. This matters when the whole process group 
 
 from __future__ import annotations
 
+import contextlib
 import signal
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -56,7 +58,23 @@ class RunResult:
     wall_seconds: float = 0.0
     iterations_run: int = 0
     history: list[tuple[int, float]] = field(default_factory=list)  # (iteration, exploitability)
+    workers_lost: bool = False  # stopped with the workers gone too (a signal to the whole group): nothing saved
     checkpoint_seconds: list[float] = field(default_factory=list)  # how long each checkpoint took to write
+
+
+@contextlib.contextmanager
+def signals_held():
+    """SIGINT and SIGTERM wait until the block ends (then their handlers run), where this thread can
+    hold them (the main thread); elsewhere the block runs as it is."""
+    held = (signal.SIGINT, signal.SIGTERM)
+    main = threading.current_thread() is threading.main_thread() and hasattr(signal, "pthread_sigmask")
+    if main:
+        signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        if main:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, held)
 
 
 class StopRequested(KeyboardInterrupt):
@@ -76,6 +94,8 @@ def run(solver: Solver, plan: RunPlan, on_iteration: Callable[[Solver, float | N
         requested.append(signum)
         if len(requested) > 1 or waiting[0] or solver.waiting_on_shards:
             raise StopRequested
+        if solver.state_on_workers and not solver.workers_alive():
+            raise StopRequested  # the whole group was signalled: what the workers held is gone, nothing to keep whole
 
     signals = (signal.SIGINT, signal.SIGTERM) if handle_signals else ()
     previous = {sig: signal.signal(sig, on_signal) for sig in signals}
@@ -121,15 +141,18 @@ def run(solver: Solver, plan: RunPlan, on_iteration: Callable[[Solver, float | N
             signal.signal(sig, handler)
     result.wall_seconds = time.perf_counter() - start
     result.iterations_run = solver.iteration - first
-    if plan.checkpoint:
+    if result.interrupted and solver.state_on_workers and not solver.workers_alive():
+        result.workers_lost = True  # their rows went with them: the last checkpoint written stays as it is
+    elif plan.checkpoint:
         _save(solver, plan, result)
     return result
 
 
 def _save(solver, plan: RunPlan, result: RunResult) -> None:
     began = time.perf_counter()
-    checkpoint = solver.checkpoint()
-    if plan.before_save is not None:
-        plan.before_save(checkpoint)
-    checkpoint.save(plan.checkpoint)
+    with signals_held():  # a stop request during a save waits for its end: the file is written whole
+        checkpoint = solver.checkpoint()
+        if plan.before_save is not None:
+            plan.before_save(checkpoint)
+        checkpoint.save(plan.checkpoint)
     result.checkpoint_seconds.append(time.perf_counter() - began)

@@ -49,6 +49,7 @@ class SampledSolver(SolverLifetime):
     contract (distcfr.solve.contract)."""
 
     mode = "sampled"
+    state_on_workers = True  # each class block's rows live on its worker
 
     def __init__(self, game, algorithm: str = "auto", batch: int | None = None, seed: int = 0,
                  shards: int | None = None, shard_set: Callable | None = None, table_dtype=TABLE_DTYPE):

@@ -38,6 +38,7 @@ class Solver(SolverLifetime):
     """
 
     mode = "exact"
+    state_on_workers = False  # the coordinator holds the tables
 
     def __init__(self, game: Game, algorithm: str | Rule = AUTO, updates: str = "alternating",
                  shards: int | None = None, shard_set: ShardSet | ShardFactory | None = None,
