@@ -248,3 +248,32 @@ def test_browser_crafted_strings_stay_text(files, browser, tmp_path):
         assert browser.run("typeof window.pwned") == "undefined"
         assert CRAFTED in browser.run("document.body.innerText")
         assert browser.errors() == []
+
+
+def test_browser_large_files_embed_push_and_call_or_nothing(files, browser, tmp_path, monkeypatch, capsys):
+    import distcfr.report.html as report
+
+    hand = HANDS[0]
+    assert show([str(files["sampled"]), "--hand", hand]) == 0
+    printed = capsys.readouterr().out.rstrip("\n").splitlines()
+    monkeypatch.setattr(report, "HAND_DATA_LIMIT", 10_000)  # 280 classes: push and call fit, draws do not
+    browser.open(_page(files, "sampled", tmp_path))
+    browser.run(TYPE.format("hand-search", hand))
+    shown = browser.run("document.getElementById('hand-result').textContent").splitlines()
+    assert shown[0] in printed and len(shown) == 2
+    assert next(line for line in printed if line.startswith("  10BB: ")).startswith(shown[1] + "; big blind draws")
+    monkeypatch.setattr(report, "HAND_DATA_LIMIT", 1_000)  # nothing fits
+    page = _page(files, "sampled", tmp_path)
+    assert "not embedded" in page.read_text()
+    browser.open(page)
+    assert browser.run("document.getElementById('hand-search').disabled") is True
+    example = browser.run("document.getElementById('hand-example').textContent")
+    assert example == show_hand(files["sampled"], example.split()[0], capsys)
+    assert browser.errors() == []
+
+
+def show_hand(path, hand, capsys) -> str:
+    """What show prints for one hand (its last lines, after the hand-group table)."""
+    assert show([str(path), "--hand", hand]) == 0
+    printed = capsys.readouterr().out.rstrip("\n")
+    return printed[printed.rindex("\n" + hand) + 1:]

@@ -194,20 +194,16 @@ def sampled_page(strategy, source: str) -> str:
                     f"pushes {stack['push']:.1%} of hands, big blind calls {stack['call']:.1%}</summary>"
                     f"{_group_bars(report, v)}{_group_table(report, v)}</details>")
     hands, note = _hand_data(strategy)
+    example, example_text = _example(strategy)
     body.append("<h2>One hand's strategy</h2><p class='note'>" + _e(note) + "</p>"
+                f"<pre id='hand-example'>{_e(example_text)}</pre>"
                 "<div class='controls'><input id='hand-search' type='search' autocomplete='off' "
-                f"placeholder='a hand, e.g. {_e(_example_hand(kernel))}'></div><pre id='hand-result'></pre>")
+                f"placeholder='a hand, e.g. {_e(example)}'></div><pre id='hand-result'></pre>")
     return _page(f"distcfr: {game.spec}", body, {"hands": hands})
 
 
 def _number(x) -> float | None:
     return float(x) if isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x) else None
-
-
-def _example_hand(kernel) -> str:
-    from distcfr.cards import format_cards
-
-    return format_cards(kernel.classes.representative(np.array([0]))[0][::-1])
 
 
 def _pct(x, digits: int = 0) -> str:
@@ -249,26 +245,44 @@ def _group_bars(report: dict, v: int) -> str:
 def _hand_data(strategy) -> tuple[dict, str]:
     """Per hand class and stack what ``show --hand`` prints: push and call in whole percents and
     the three most played draws of the big blind and of the button after each draw count (mask,
-    whole percent), as ``distcfr.sampled_cli.hand_strategy`` chooses them; none when larger than
-    ``HAND_DATA_LIMIT`` bytes."""
+    whole percent), as ``distcfr.sampled_cli.hand_strategy`` chooses them. Where that would take
+    more than ``HAND_DATA_LIMIT`` bytes, push and call only; where even those would, nothing."""
     kernel, t = strategy.kernel, strategy.tables
     n_classes, n_stacks, hand = kernel.n_classes, len(strategy.game.variant_labels), kernel.hand
     head = {"hand": hand, "ranks": kernel.classes.ranks, "suits": kernel.classes.suits,
             "stacks": list(strategy.game.variant_labels)}
-    estimate = n_classes * (4 + 3 * hand) + n_classes * n_stacks * (14 + 10 * (hand + 2))
-    if estimate > HAND_DATA_LIMIT:
+    labels_size = n_classes * (4 + 3 * hand)
+    full = labels_size + n_classes * n_stacks * (14 + 10 * (hand + 2))
+    short = labels_size + n_classes * n_stacks * 10
+    limit = f"{HAND_DATA_LIMIT / 1e6:.0f} MB"
+    if short > HAND_DATA_LIMIT:
         return head | {"embedded": False}, (
-            f"Type a hand to see its strategy. Per-hand data is not embedded in this page: {n_classes:,} hand classes "
-            f"x {n_stacks} stacks would take about {estimate / 1e6:.0f} MB (the limit is "
-            f"{HAND_DATA_LIMIT / 1e6:.0f} MB); python -m distcfr.show FILE --hand CARDS prints any hand.")
+            f"Per-hand data is not embedded in this page: {n_classes:,} hand classes x {n_stacks} stacks would take "
+            f"about {short / 1e6:.0f} MB even for push and call only (the limit is {limit}); "
+            "python -m distcfr.show FILE --hand CARDS prints any hand. One hand as an example:")
     labels = [kernel.classes.label(c) for c in range(n_classes)]
     push, call = t["btn_push"][:, :, 1], t["bb_call"][:, :, 1]  # (C, V)
+    if full > HAND_DATA_LIMIT:
+        rows = [[[_whole(push[c, v]), _whole(call[c, v])] for v in range(n_stacks)] for c in range(n_classes)]
+        return head | {"embedded": True, "labels": labels, "rows": rows}, (
+            f"Type a hand (cards like 7c5d4h3s2c) for its push and call per stack. Its draws are not embedded: "
+            f"{n_classes:,} hand classes x {n_stacks} stacks would take about {full / 1e6:.0f} MB (the limit is "
+            f"{limit}); python -m distcfr.show FILE --hand CARDS prints them. One hand in full as an example:")
     bb, btn = _top_draws(t["bb_draw"]), _top_draws(t["btn_draw"])  # (C, V) and (C, H+1, V) lists
     rows = [[[_whole(push[c, v]), _whole(call[c, v]), bb[c][v], [btn[c][k][v] for k in range(hand + 1)]]
              for v in range(n_stacks)] for c in range(n_classes)]
     return head | {"embedded": True, "labels": labels, "rows": rows}, (
         "Type a hand (cards like 7c5d4h3s2c; the same output as python -m distcfr.show FILE --hand CARDS): push, "
-        "call, the big blind's draws and the button's after each big-blind draw count, per stack.")
+        "call, the big blind's draws and the button's after each big-blind draw count, per stack. An example:")
+
+
+def _example(strategy) -> tuple[str, str]:
+    """A hand (the first class's representative) and its strategy as ``show --hand`` prints it."""
+    from distcfr.cards import format_cards
+    from distcfr.sampled_cli import hand_strategy  # the one place this page uses the CLI's text
+
+    hand = format_cards(strategy.kernel.classes.representative(np.array([0]))[0][::-1])
+    return hand, hand_strategy(strategy, hand)
 
 
 def _whole(p) -> int:
@@ -564,6 +578,10 @@ _JS = r"""
       const lines = [format(cards) + " (class " + label + ")"];
       h.stacks.forEach(function (stack, v) {
         const r = h.rows[cls][v];
+        if (r.length === 2) {  // push and call only: the draws were too big to embed
+          lines.push("  " + stack + ": push " + r[0] + "%, call " + r[1] + "%");
+          return;
+        }
         lines.push("  " + stack + ": push " + r[0] + "%, call " + r[1] + "%; big blind draws: " + draws(r[2]));
         r[3].forEach(function (flat, k) {
           lines.push("      button after the big blind drew " + k + ": " + draws(flat));
