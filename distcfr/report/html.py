@@ -458,7 +458,7 @@ _JS = r"""
       head.appendChild(el("th", "infoset"));
       g.acts.forEach(function (a) { head.appendChild(el("th", a)); });
       table.appendChild(head);
-      const node = {details: details, rows: [], kids: []};
+      const node = {details: details, table: table, rows: [], kids: []};
       g.priv.forEach(function (priv, k) {
         const label = priv + "|" + g.o;
         const tr = el("tr");
@@ -497,6 +497,7 @@ _JS = r"""
           r.tr.hidden = !ok;
           if (ok) { any = true; shown += 1; }
         });
+        node.table.hidden = !any;  // a node shown only for a match below it shows no empty table
         node.kids.forEach(function (kid) { if (walk(kid)) any = true; });
         node.details.hidden = !any;
         if (q) node.details.open = any;
