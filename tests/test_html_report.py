@@ -111,9 +111,17 @@ class Browser:
         self._buffer, self._id, self.events, self.session = b"", 0, [], None
 
     def close(self):
+        """Ask the browser to quit; kill it by its handle when it does not within seconds."""
         try:
-            self.process.kill()
-            self.process.wait(timeout=10)
+            try:
+                self.session = None
+                self.call("Browser.close", timeout=5)
+                self.process.wait(timeout=5)
+            except (OSError, RuntimeError, TimeoutError, ConnectionError, subprocess.TimeoutExpired):
+                pass
+            if self.process.poll() is None:
+                self.process.kill()
+                self.process.wait(timeout=10)
         finally:
             os.close(self._write)
             os.close(self._read)
