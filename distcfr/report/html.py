@@ -189,6 +189,13 @@ def sampled_page(strategy, source: str) -> str:
                 "call: over the group's hands; BB draws: cards the big blind throws, among its hands that call; BTN "
                 "draws: the button's, among its hands that push, after the big blind drew its most common count "
                 "(groups: distcfr.evaluate.lowball_groups).</p>")
+    if len(report["stacks"]) > 1:
+        body.append(_html_table(["hand group", "hands", *(st["stack"] for st in report["stacks"])],
+                                [[g["group"], _pct(g["hands"], 2),
+                                  *(f"{_percent(st['groups'][i]['push'])}/{_percent(st['groups'][i]['call'])}"
+                                    for st in report["stacks"])] for i, g in enumerate(report["groups"])],
+                                "groups", caption="push / call in % of the group's hands, per hand group (rows) and "
+                                "stack (columns)"))
     for v, stack in enumerate(report["stacks"]):
         body.append(f"<details class='variant'{' open' if v == 0 else ''}><summary>{_e(stack['stack'])}: button "
                     f"pushes {stack['push']:.1%} of hands, big blind calls {stack['call']:.1%}</summary>"
@@ -208,6 +215,10 @@ def _number(x) -> float | None:
 
 def _pct(x, digits: int = 0) -> str:
     return "-" if x is None else f"{x:.{digits}%}"
+
+
+def _percent(x) -> str:
+    return "-" if x is None else f"{100 * x:.0f}"
 
 
 def _group_table(report: dict, v: int) -> str:
