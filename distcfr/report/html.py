@@ -10,7 +10,7 @@ the search boxes; no external URL, no server.
 * Sampled draw27 files (:func:`distcfr.evaluate.class_strategy.load_class_strategy`): per stack
   the stored evaluation (value with its standard error, the exploitability bracket), value
   against the stack, push and call bar charts and the draws per hand group
-  (:func:`distcfr.evaluate.lowball_groups.group_report`), and a search box printing one hand's
+  (:func:`distcfr.present.lowball_groups.group_report`), and a search box printing one hand's
   whole strategy as ``show --hand`` does, from per-class data embedded when it takes at most
   ``HAND_DATA_LIMIT`` bytes (the page says so when it does not).
 
@@ -146,7 +146,7 @@ def _tree_data(strategy) -> tuple[dict, str]:
 # ---- sampled draw27 ---------------------------------------------------------------------------
 def sampled_page(strategy, source: str) -> str:
     """The page of a :class:`~distcfr.evaluate.class_strategy.ClassStrategy` read from ``source``."""
-    from distcfr.evaluate.lowball_groups import group_report
+    from distcfr.present.lowball_groups import group_report
 
     game, meta, kernel = strategy.game, strategy.meta, strategy.kernel
     labels = list(game.variant_labels)
@@ -188,7 +188,7 @@ def sampled_page(strategy, source: str) -> str:
     body.append("<h2>Push, call and draws per hand group</h2><p class='note'>hands: share of dealt hands; push, "
                 "call: over the group's hands; BB draws: cards the big blind throws, among its hands that call; BTN "
                 "draws: the button's, among its hands that push, after the big blind drew its most common count "
-                "(groups: distcfr.evaluate.lowball_groups).</p>")
+                "(groups: distcfr.present.lowball_groups).</p>")
     if len(report["stacks"]) > 1:
         body.append(_html_table(["hand group", "hands", *(st["stack"] for st in report["stacks"])],
                                 [[g["group"], _pct(g["hands"], 2),
@@ -256,7 +256,7 @@ def _group_bars(report: dict, v: int) -> str:
 def _hand_data(strategy) -> tuple[dict, str]:
     """Per hand class and stack what ``show --hand`` prints: push and call in whole percents and
     the three most played draws of the big blind and of the button after each draw count (mask,
-    whole percent), as ``distcfr.sampled_cli.hand_strategy`` chooses them. Where that would take
+    whole percent), as ``distcfr.present.draw27.hand_strategy`` chooses them. Where that would take
     more than ``HAND_DATA_LIMIT`` bytes, push and call only; where even those would, nothing."""
     kernel, t = strategy.kernel, strategy.tables
     n_classes, n_stacks, hand = kernel.n_classes, len(strategy.game.variant_labels), kernel.hand
@@ -290,7 +290,7 @@ def _hand_data(strategy) -> tuple[dict, str]:
 def _example(strategy) -> tuple[str, str]:
     """A hand (the first class's representative) and its strategy as ``show --hand`` prints it."""
     from distcfr.cards import format_cards
-    from distcfr.sampled_cli import hand_strategy  # the one place this page uses the CLI's text
+    from distcfr.present.draw27 import hand_strategy  # the one place this page uses the terminal text
 
     hand = format_cards(strategy.kernel.classes.representative(np.array([0]))[0][::-1])
     return hand, hand_strategy(strategy, hand)
