@@ -29,7 +29,8 @@ def render_tables(strategy, width: int | None = None, variants: list[int] | None
         summary = game.summary_tables(strategy) if len(labels) > FULL_VARIANTS else []
         if summary:
             out.append(_fit(f"== {game.spec}: {len(labels)} stacks, exploitability at most {expl.max():.3e} "
-                            "(full tables per stack: python -m distcfr.show FILE --html report.html) ==", width))
+                            f"{game.unit} (full tables per stack: python -m distcfr.show FILE --html report.html) ==",
+                            width))
             out.extend(t.render(width) + "\n" for t in summary)
             return "\n".join(out)
         variants = list(range(len(labels)))
@@ -38,7 +39,8 @@ def render_tables(strategy, width: int | None = None, variants: list[int] | None
         if not tables:
             continue
         head = f"{game.spec}" + (f", stack {labels[v]}" if labels[v] else "")
-        out.append(_fit(f"== {head}: value {strategy.value(v):+.6f}, exploitability {expl[v]:.3e} ==", width))
+        out.append(_fit(f"== {head}: value ({game.seats[0]}) {strategy.value(v):+.6f} {game.unit}, exploitability "
+                        f"{expl[v]:.3e} {game.unit} ==", width))
         out.extend(t.render(width) + "\n" for t in tables)
     return "\n".join(out)
 

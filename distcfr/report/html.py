@@ -61,15 +61,17 @@ def exact_page(strategy, source: str) -> str:
     br = strategy.best_response_per_variant  # (2, V)
     body = [f"<h1>{_e(game.spec)}</h1>",
             f"<p class='meta'>{_e(source)}: {_e(meta.get('algorithm') or '?')} after {_e(meta.get('iterations', 0))} "
-            f"iterations; values in {_e(game.unit)} for player 1.</p>",
+            f"iterations; values are the {_e(game.seats[0])}'s, in {_e(game.unit)}.</p>",
             "<h2>Evaluation</h2>",
-            _html_table(["variant", "value", "exploitability", "best response P1", "best response P2"],
+            _html_table(["variant", f"value ({game.seats[0]})", "exploitability", f"best response ({game.seats[0]})",
+                         f"best response ({game.seats[1]})"],
                         [[label or "-", f"{values[v]:+.6f}", f"{expl[v]:.3e}", f"{br[0, v]:+.6f}", f"{br[1, v]:+.6f}"]
                          for v, label in enumerate(labels)], "eval")]
     stacks = game.variant_values
     if stacks is not None and len(stacks) > 1:
         body.append("<h2>Value and exploitability against the stack</h2><div class='plots'>")
-        body.append(_line_plot("value (player 1) per stack", list(stacks), [float(x) for x in values], unit="BB"))
+        body.append(_line_plot(f"value ({game.seats[0]}) per stack", list(stacks), [float(x) for x in values],
+                               unit="BB"))
         body.append(_line_plot("exploitability per stack", list(stacks), [float(x) for x in expl], unit="BB",
                                zero=False))
         body.append("</div>")
