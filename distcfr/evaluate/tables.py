@@ -46,4 +46,7 @@ def render_tables(strategy, width: int | None = None, variants: list[int] | None
 
 
 def _fit(line: str, width: int) -> str:
+    """A heading in lines of at most ``width`` (its closing ``==`` left out when it does not fit)."""
+    if len(line) > width and line.endswith(" =="):
+        line = line[:-3]
     return "\n".join(textwrap.wrap(line, width))
