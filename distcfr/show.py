@@ -9,6 +9,7 @@ Examples:
   python -m distcfr.show draw27_5card.msgpack --hand 8s6h4d3c2c    # sampled draw27: one hand's strategy
   python -m distcfr.show draw27_5card.msgpack --format json --out groups.json   # hand groups per stack
   python -m distcfr.show sweep.msgpack --stack 12 --hand 8s6h4d3c2c   # one stack of a sampled stack list
+  python -m distcfr.show leduc.msgpack --html leduc.html        # one self-contained page (distcfr.report.html)
 
 Sampled draw27 files print their evaluation and a table per stack of lowball hand groups (pat
 7-low .. J-low, one- and two-card draws, ...: distcfr.present.lowball_groups) with their share
@@ -96,12 +97,21 @@ def main(argv=None) -> int:
     parser.add_argument("--hand", metavar="CARDS", help="sampled draw27 files: the full strategy of one hand, "
                         "e.g. 8s6h4d3c2c")
     parser.add_argument("--stack", metavar="BB", type=float, help="sampled draw27 files: that stack only, e.g. 12")
+    parser.add_argument("--html", metavar="PATH", help="write the whole report as one self-contained HTML page")
     try:
         args = parser.parse_args(argv)
         if args.against and args.format != "table":
             raise BadParameter("--against goes with --format table")
         if args.out:
             check_writable(args.out)
+        if args.html:
+            if args.against or args.out or args.hand or args.stack is not None or args.format != "table":
+                raise BadParameter("--html writes the whole report: no --against, --out, --hand, --stack or --format")
+            from distcfr.report.html import html_report
+
+            write_atomic(check_writable(args.html), html_report(args.path).encode())
+            print(f"html report of {args.path} written to {args.html}")
+            return 0
         sampled = file_format(args.path) == CLASS_STRATEGY
         if sampled and (args.format == "openspiel" or args.against):
             raise BadParameter("a sampled draw27 file is shown as a table or JSON only (no openspiel, --against)")

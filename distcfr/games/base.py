@@ -153,6 +153,11 @@ class Game:
         players read them; ``strategy.action_probs(label, variant)`` gives any infoset's row."""
         return []
 
+    def summary_tables(self, strategy) -> list:
+        """Tables across every variant at once (e.g. push / call per stack), printed instead of each
+        variant's full tables when a strategy has several variants; none by default."""
+        return []
+
     def with_variant_values(self, values) -> Game:
         """The same game solved for other variant values (e.g. other stacks)."""
         raise NotImplementedError(f"{self.name} has no variant parameter")

@@ -221,6 +221,11 @@ class Draw27(Game):
 
         return push_call_draw_table(self, strategy, variant)
 
+    def summary_tables(self, strategy) -> list:
+        from distcfr.games.draw27_tables import push_call_summary
+
+        return push_call_summary(self, strategy)
+
 
 def _format_stacks(stacks: tuple) -> str:
     if len(stacks) == 1:

@@ -18,10 +18,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from distcfr.games.base import Game, History
+from distcfr.games.table import Table, mix_cell
 
 RANKS = "JQK"
 RAISE_SIZE = (2, 4)
 MAX_RAISES = 2
+ROUND_HISTORIES = ("", "c", "r", "cr", "rr", "crr")  # where someone acts within a round (either round)
+ROUND_ONE_ENDS = ("cc", "rc", "crc", "rrc", "crrc")  # the round-1 betting that reaches round 2
+CODES = {"fold": "f", "check": "c", "call": "c", "bet": "r", "raise": "r"}
 
 
 @dataclass(frozen=True)
@@ -106,3 +110,27 @@ class Leduc(Game):
         strength = ranks[:, :2] + 10 * (ranks[:, :2] == ranks[:, 2:3])  # pair beats any card
         sign = np.sign(strength[:, 0] - strength[:, 1]).astype(np.float64)
         return (sign * s.contributions[0])[None, :]
+
+    def tables(self, strategy, variant: int) -> list[Table]:
+        """Round 1: per private card (rows) and betting so far (columns); round 2, one table per
+        round-1 betting: per private card / board (rows) and round-2 betting (columns). Cells:
+        each action's probability (``c.38 r.62``)."""
+
+        def heading(history: str) -> str:
+            return f"P{replay(tuple(history)).to_act + 1}: {history or 'start'}"
+
+        def cell(label: str) -> str:
+            return mix_cell(strategy.action_probs(label, variant), CODES)
+
+        first = Table("round 1: private card (rows) x betting so far (columns, P1/P2 = who acts). Cells: "
+                      "probability of f fold, c check/call, r bet/raise (under .005 left out; 1 = always)",
+                      [heading(h) for h in ROUND_HISTORIES])
+        first.rows = [(own, [cell(f"{own}|{h}") for h in ROUND_HISTORIES]) for own in RANKS]
+        tables = [first]
+        for before in ROUND_ONE_ENDS:
+            table = Table(f"round 2 after {before}: private card/board (rows) x round-2 betting (columns)",
+                          [heading(h) for h in ROUND_HISTORIES])
+            table.rows = [(f"{own}/{board}", [cell(f"{own}/{board}|{before}.{h}") for h in ROUND_HISTORIES])
+                          for own in RANKS for board in RANKS]
+            tables.append(table)
+        return tables
