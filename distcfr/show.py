@@ -9,7 +9,7 @@ Examples:
   python -m distcfr.show draw27_5card.msgpack --hand 8s6h4d3c2c    # sampled draw27: one hand's strategy
   python -m distcfr.show draw27_5card.msgpack --format json --out groups.json   # hand groups per stack
   python -m distcfr.show sweep.msgpack --stack 12 --hand 8s6h4d3c2c   # one stack of a sampled stack list
-  python -m distcfr.show leduc.msgpack --html leduc.html        # one self-contained page (distcfr.report.html)
+  python -m distcfr.show leduc.msgpack --html leduc.html        # one self-contained page (distcfr.present.html_report)
 
 Sampled draw27 files print their evaluation and a table per stack of lowball hand groups (pat
 7-low .. J-low, one- and two-card draws, ...: distcfr.present.lowball_groups) with their share
@@ -107,7 +107,7 @@ def main(argv=None) -> int:
         if args.html:
             if args.against or args.out or args.hand or args.stack is not None or args.format != "table":
                 raise BadParameter("--html writes the whole report: no --against, --out, --hand, --stack or --format")
-            from distcfr.report.html import html_report
+            from distcfr.present.html_report import html_report
 
             write_atomic(check_writable(args.html), html_report(args.path).encode())
             print(f"html report of {args.path} written to {args.html}")

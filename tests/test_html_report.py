@@ -18,7 +18,7 @@ import pytest
 
 import distcfr
 from distcfr.evaluate.class_strategy import load_class_strategy
-from distcfr.report.html import html_report
+from distcfr.present.html_report import html_report
 from distcfr.show import main as show
 from distcfr.train import main as train
 
@@ -259,7 +259,7 @@ def test_browser_crafted_strings_stay_text(files, browser, tmp_path):
 
 
 def test_browser_large_files_embed_push_and_call_or_nothing(files, browser, tmp_path, monkeypatch, capsys):
-    import distcfr.report.html as report
+    import distcfr.present.html_report as report
 
     hand = HANDS[0]
     assert show([str(files["sampled"]), "--hand", hand]) == 0
