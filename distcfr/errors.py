@@ -19,3 +19,8 @@ class BadFile(DistcfrError):
 
 class ClusterError(DistcfrError):
     """The Ray cluster asked for cannot be reached or used."""
+
+
+class WorkersLost(ClusterError):
+    """Workers holding a sampled solve's rows died (a process or a node lost); the run can go on from
+    its last recovery point (distcfr.solve.run)."""

@@ -18,6 +18,7 @@ import json
 import os
 import signal
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -338,6 +339,7 @@ class _Run:
             summary = self.finish(solver, result)
         except KeyboardInterrupt:  # Ctrl-C or SIGTERM during the end's work (the final bracket, the files)
             return self.interrupted(solver)
+        summary["recoveries"] = result.recoveries
         summary["this_run"] = {"iterations": result.iterations_run, "wall_seconds": result.wall_seconds,
                                "resumed_from": self.args.resume if self.resumed else None,
                                **({"deals": solver.deals_done - self.first_deals} if solver.mode == "sampled" else {})}
@@ -402,8 +404,12 @@ class _ExactRun(_Run):
 class _SampledRun(_Run):
     def plan(self, solver) -> RunPlan:
         self.latest, self.history = [], []  # the latest progress bracket; (seconds, iteration, low, high) of each
+        recovery = None
+        if solver.launch.resolved and not self.args.checkpoint:  # lost workers are recovered from a point of its own
+            self.recovery_folder = tempfile.TemporaryDirectory(prefix="distcfr-recovery-")
+            recovery = Path(self.recovery_folder.name) / "recovery.ckpt"
         return super().plan(solver, minutes=DEFAULT_MINUTES, evaluate=solver.launch.progress_brackets,
-                            eval_share=EVAL_SHARE, evaluator=self.progress_bracket)
+                            eval_share=EVAL_SHARE, evaluator=self.progress_bracket, recovery=recovery)
 
     def execute(self, solver) -> dict:
         self.first_deals = solver.deals_done

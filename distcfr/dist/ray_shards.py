@@ -21,14 +21,14 @@ import os
 
 import numpy as np
 import ray
-from ray.exceptions import GetTimeoutError, OutOfMemoryError, RayActorError
+from ray.exceptions import GetTimeoutError, ObjectLostError, OutOfMemoryError, RayActorError
 from ray.util.placement_group import placement_group, remove_placement_group
 from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
 
 from distcfr.engine.best_response import BestResponseStateLost
 from distcfr.engine.class_blocks import ClassBlockGroup, ClassBlockSetBase, StrategyRows
 from distcfr.engine.shard_set import ShardGroup, ShardSetBase
-from distcfr.errors import ClusterError
+from distcfr.errors import ClusterError, WorkersLost
 
 MAX_RESTARTS = 8  # per actor; past this the run stops with a ClusterError
 
@@ -141,7 +141,7 @@ class RayClassBlocks(RayGroups, ClassBlockSetBase):
     """A sampled game's shards on Ray actors (``extra``: seed, batch), each owning its classes'
     table rows. After each half-iteration an actor's new strategy rows of the player it updated go
     to the object store, where the others read them in place in the next half; nothing else moves. An actor that dies takes its rows with
-    it: the run stops with a ClusterError and resumes from its checkpoint."""
+    it: ``WorkersLost``, from which a run recovers (distcfr.solve.run)."""
 
     group_class = _RayClassBlockGroup
 
@@ -197,8 +197,9 @@ class RayClassBlocks(RayGroups, ClassBlockSetBase):
     def _get(self, refs: list) -> list:
         try:
             return ray.get(refs)
-        except (RayActorError, OutOfMemoryError) as err:
-            cause = "the machine ran out of memory" if isinstance(err, OutOfMemoryError) else \
-                str(err).strip().splitlines()[0]
-            raise ClusterError(f"a sampled worker died and its table rows with it ({cause}); a run with "
-                               f"--checkpoint continues from its last checkpoint (--resume)") from None
+        except OutOfMemoryError:  # the same run would run out again: not a loss to recover from
+            raise ClusterError("a sampled worker was killed for memory and its table rows with it: use fewer "
+                               "stacks, or more machines (--address)") from None
+        except (RayActorError, ObjectLostError) as err:
+            raise WorkersLost(f"a sampled worker died and its table rows with it "
+                              f"({str(err).strip().splitlines()[0]})") from None

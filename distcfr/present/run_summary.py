@@ -56,6 +56,10 @@ def print_sampled(summary: dict, out_path, groups: dict | None = None) -> None:
         print("  break-even stack (the button's value crosses 0): " + (f"{points} BB" if points else
                                                                       "none in this range of stacks")
               + (f" (95% band crosses zero in [{span[0]:.3f}, {span[1]:.3f}] BB)" if span else ""))
+    lost = summary.get("recoveries") or []
+    if lost:
+        print(f"  recovered from lost workers {len(lost)} time(s), {sum(r['seconds'] for r in lost):.1f} s in all: "
+              + ", ".join(f"lost at iteration {r['lost_at']}, went on from {r['resumed_at']}" for r in lost))
     print(f"  average strategy written to {out_path} (float16 per hand class)")
     saved = summary.get("checkpoint")
     if saved:

@@ -47,6 +47,10 @@ class SolverContract(Protocol):
     def workers_alive(self) -> bool:
         """Whether the workers holding the shards are still reachable."""
 
+    def recover(self, checkpoint) -> None:
+        """Solvers whose state lives on their workers (``state_on_workers``): go on after lost
+        workers from ``checkpoint`` (one of the run's own; None: its start), on new workers."""
+
     def close(self, deadline: float | None = None) -> bool:
         """End the workers (and the Ray its launch started); see :meth:`SolverLifetime.close`."""
 

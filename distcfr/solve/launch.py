@@ -90,7 +90,12 @@ class Launch:
         """The sampled solver's factory: ``(spec, n_blocks, seed, batch) -> class-block set``."""
         from distcfr.engine.class_blocks import LocalClassBlocks
 
+        rebuilding = self.memory is not None  # after lost workers: on what the cluster has now
         workers = self._resolve(batch / SAMPLED_DEALS_PER_SECOND, n_blocks)
+        if rebuilding and workers:
+            from distcfr.dist.launch import available_cpus
+
+            workers = self.resolved = max(1, min(workers, available_cpus(self.address)))
         memory = sampled_estimate(sampled_kernel(load_game(spec)), batch, n_blocks, workers)
         available = self._check(memory, spec)
         self.progress_brackets = memory.with_bracket <= BRACKET_MARGIN * available
@@ -105,7 +110,7 @@ class Launch:
             return LocalClassBlocks(spec, n_blocks, seed, batch)
         from distcfr.dist.launch import ray_sampled_shard_set, start_ray
 
-        self.started_ray = start_ray(workers, self.address)
+        self.started_ray = start_ray(workers, self.address) or self.started_ray
         return ray_sampled_shard_set(spec, n_blocks, workers, seed, batch)
 
     def _resolve(self, pass_seconds: float, n_shards: int) -> int:

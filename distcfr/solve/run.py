@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from distcfr.errors import BadParameter
+from distcfr.errors import BadParameter, WorkersLost
 
 if TYPE_CHECKING:
     from distcfr.solve.contract import SolverContract as Solver
@@ -39,6 +39,9 @@ class RunPlan:
     eval_share: float | None = None  # skip due evaluations while they took more than this share of the time
     evaluator: Callable[[Solver], float] | None = None  # default: the average strategy's exploitability
     before_save: Callable[[object], None] | None = None  # told each checkpoint before it is written (its size)
+    # where a solver whose state lives on its workers keeps its recovery point when ``checkpoint`` is None
+    # (saved at the same cadence); a run with neither recovers lost workers from its start
+    recovery: Path | None = None
 
     def __post_init__(self):
         if self.iterations is None and self.target is None and self.seconds is None:
@@ -59,6 +62,8 @@ class RunResult:
     iterations_run: int = 0
     history: list[tuple[int, float]] = field(default_factory=list)  # (iteration, exploitability)
     workers_lost: bool = False  # stopped with the workers gone too (a signal to the whole group): nothing saved
+    # lost workers the run recovered from: {"lost_at": iteration, "resumed_at": iteration, "seconds": ...}
+    recoveries: list[dict] = field(default_factory=list)
     checkpoint_seconds: list[float] = field(default_factory=list)  # how long each checkpoint took to write
 
 
@@ -108,6 +113,11 @@ def run(solver: Solver, plan: RunPlan, on_iteration: Callable[[Solver, float | N
                 solver.step()
             except StopRequested:
                 raise
+            except WorkersLost as lost:
+                if requested:
+                    raise StopRequested from None
+                _recover(solver, plan, result, lost)
+                continue
             except (Exception, KeyboardInterrupt):
                 # the signal took the workers down before it reached this loop, or Ray's ray.get raised its own
                 # KeyboardInterrupt in place of the StopRequested raised into it
@@ -128,8 +138,13 @@ def run(solver: Solver, plan: RunPlan, on_iteration: Callable[[Solver, float | N
                 result.history.append((solver.iteration, expl))
             if on_iteration is not None:
                 on_iteration(solver, expl)
-            if plan.checkpoint and solver.iteration % plan.checkpoint_every == 0:
-                _save(solver, plan, result)
+            point = plan.checkpoint or plan.recovery
+            if point and solver.iteration % plan.checkpoint_every == 0:
+                try:
+                    _save(solver, plan, result, point)
+                except WorkersLost as lost:
+                    _recover(solver, plan, result, lost)
+                    continue
             if expl is not None and plan.target is not None and expl <= plan.target:
                 break
             if plan.seconds is not None and time.perf_counter() - start >= plan.seconds:
@@ -144,15 +159,32 @@ def run(solver: Solver, plan: RunPlan, on_iteration: Callable[[Solver, float | N
     if result.interrupted and solver.state_on_workers and not solver.workers_alive():
         result.workers_lost = True  # their rows went with them: the last checkpoint written stays as it is
     elif plan.checkpoint:
-        _save(solver, plan, result)
+        _save(solver, plan, result, plan.checkpoint)
     return result
 
 
-def _save(solver, plan: RunPlan, result: RunResult) -> None:
+MAX_RECOVERIES = 10  # lost workers a run goes on after; past this it stops (a cluster losing nodes all night)
+
+
+def _recover(solver, plan: RunPlan, result: RunResult, lost: WorkersLost) -> None:
+    """Lost workers: the solver goes on from its recovery point (its last checkpoint, or its start),
+    on the workers there are now; the run's bits are those of an undisturbed run."""
+    if not solver.state_on_workers or len(result.recoveries) >= MAX_RECOVERIES:
+        raise lost
+    from distcfr.solve.checkpoint import load_checkpoint
+
+    began, lost_at = time.perf_counter(), solver.iteration
+    point = plan.checkpoint or plan.recovery
+    solver.recover(load_checkpoint(point) if point and Path(point).exists() else None)
+    result.recoveries.append({"lost_at": lost_at, "resumed_at": solver.iteration,
+                              "seconds": time.perf_counter() - began})
+
+
+def _save(solver, plan: RunPlan, result: RunResult, path: Path) -> None:
     began = time.perf_counter()
     with signals_held():  # a stop request during a save waits for its end: the file is written whole
         checkpoint = solver.checkpoint()
-        if plan.before_save is not None:
+        if plan.before_save is not None and path == plan.checkpoint:
             plan.before_save(checkpoint)
-        checkpoint.save(plan.checkpoint)
+        checkpoint.save(path)
     result.checkpoint_seconds.append(time.perf_counter() - began)

@@ -65,9 +65,9 @@ class SampledSolver(SolverLifetime):
         self.n_shards = shards or min(self.kernel.n_classes, DEFAULT_SHARDS)
         self.updates = "alternating"
         if shard_set is None:
-            self.shards = LocalClassBlocks(game.spec, self.n_shards, seed, batch, table_dtype)
-        else:
-            self.shards = shard_set(game.spec, self.n_shards, seed, batch)
+            shard_set = lambda spec, n, s, b: LocalClassBlocks(spec, n, s, b, table_dtype)  # noqa: E731
+        self._make_shards = shard_set
+        self.shards = shard_set(game.spec, self.n_shards, seed, batch)
         self.iteration, self.phase = 0, 0
         self.in_flight: tuple[int, int] | None = None  # (player, iteration) of a half-iteration cut short
 
@@ -144,6 +144,22 @@ class SampledSolver(SolverLifetime):
         self._settle()
         return SampledCheckpoint(self.game.spec, self.rule, self.seed, self.batch, self.n_shards, self.iteration,
                                  self.phase, source=self.shards)
+
+    def recover(self, checkpoint: SampledCheckpoint | None) -> None:
+        """Go on after lost workers: class blocks built anew on the workers there are now, their rows
+        from ``checkpoint`` (one of this run's own: the same stream key), or empty when the run had
+        not saved one yet. The run continues bitwise as it would have from that checkpoint."""
+        try:
+            self.shards.close()
+        except Exception:  # noqa: BLE001 (the lost workers' leftovers: nothing there to keep)
+            pass
+        self.shards = self._make_shards(self.game.spec, self.n_shards, self.seed, self.batch)
+        self.in_flight = None
+        if checkpoint is None:
+            self.iteration, self.phase = 0, 0
+            return
+        self.shards.write_rows(checkpoint.chunks(self.shards.tables_dtype))
+        self.iteration, self.phase = checkpoint.iteration, checkpoint.phase
 
     @classmethod
     def from_checkpoint(cls, checkpoint: SampledCheckpoint, shard_set: Callable | None = None) -> SampledSolver:
