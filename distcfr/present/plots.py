@@ -22,7 +22,6 @@ def save_run_plot(path, history: list[tuple[int, float]], summary: dict) -> None
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from distcfr.io.paths import write_atomic
 
     stacks = summary.get("per_stack")
     fig, axes = plt.subplots(1, 2 if stacks else 1, figsize=(11 if stacks else 5.5, 4), squeeze=False)
@@ -45,11 +44,7 @@ def save_run_plot(path, history: list[tuple[int, float]], summary: dict) -> None
         ax.set_ylabel("button's value (BB per hand)")
         ax.set_title(f"largest exploitability {summary['exploitability']:.1e} BB", fontsize=9)
         ax.grid(True, alpha=0.3)
-    fig.tight_layout()
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=110)
-    plt.close(fig)
-    write_atomic(path, buffer.getvalue())
+    _write_png(path, fig)
 
 
 def save_sweep_plot(path, summary: dict, groups: dict, top: int = 6) -> None:
@@ -61,7 +56,6 @@ def save_sweep_plot(path, summary: dict, groups: dict, top: int = 6) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from distcfr.io.paths import write_atomic
 
     rows = summary["per_variant"]
     stacks = [float(r["variant"].rstrip("B")) for r in rows]
@@ -98,11 +92,7 @@ def save_sweep_plot(path, summary: dict, groups: dict, top: int = 6) -> None:
            title="progress brackets (fewer deals per class than the final one)")
     for ax in axes.flat:
         ax.grid(True, alpha=0.3)
-    fig.tight_layout()
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=110)
-    plt.close(fig)
-    write_atomic(path, buffer.getvalue())
+    _write_png(path, fig)
 
 
 def save_compare_plot(path, data: dict) -> None:
@@ -113,7 +103,6 @@ def save_compare_plot(path, data: dict) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from distcfr.io.paths import write_atomic
 
     fig, (by_time, by_iteration) = plt.subplots(1, 2, figsize=(11, 4.2))
     for name, curve in data["curves"].items():
@@ -129,6 +118,15 @@ def save_compare_plot(path, data: dict) -> None:
     by_iteration.legend(fontsize=8)
     fig.suptitle(f"{data['game']}: exploitability of the average strategy, {data['seconds_per_rule']:g} s per rule",
                  fontsize=10)
+    _write_png(path, fig)
+
+
+def _write_png(path, fig) -> None:
+    """Lay ``fig`` out, write it to ``path`` as a PNG atomically and let it go."""
+    import matplotlib.pyplot as plt
+
+    from distcfr.io.paths import write_atomic
+
     fig.tight_layout()
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=110)
