@@ -13,17 +13,18 @@ Steps (`__enter__`; any failure tears down what was made and re-raises):
 1. namespaces `dn<pid>x<k>s` (switch) and `dn<pid>x<k>n<i>` (node i), `lo` up in each;
 2. per node a veth pair made directly inside the namespaces (`eth0` in the node, `p<i>` on the
    switch's bridge `br0`), so no interface ever appears on the host; node i is 10.213.0.<i+1>/24;
-3. optional shaping: netem `delay` and `rate` on the node's `eth0` (what it sends) and `rate` on
-   its switch port (what it receives), so the one-way delay between two nodes is `delay_ms`;
+3. optional shaping: a `tbf` rate limit on both ends of each node's veth (what it sends and what
+   it receives), and a netem `delay` on the node's `eth0`, so the one-way delay between two nodes
+   is `delay_ms` (a kernel without netem raises ShapingUnavailable);
 4. `ray start --head --block` in node 0 and `ray start --address=<head>:6379 --block` in the
    others, with the command lines of `cluster/README.md` (same pinned ports: each namespace has
    its own port space), a per-node `--temp-dir` `/tmp/dn<pid>x<k>n<i>` (short: Ray's unix socket
    paths must stay under 107 bytes), each in a new session so its process group can be killed;
 5. wait until the GCS lists every node alive.
 
-Teardown (`__exit__`, also when the body raised): SIGTERM then SIGKILL to every process group
-it started, SIGKILL to any process still inside one of its namespaces (`ip netns pids`), then
-`ip netns del` (the veths go with their namespace) and removal of the temp dirs.
+Teardown (`__exit__`, also when the body raised): SIGTERM, a second later SIGKILL, to every
+process group it started, SIGKILL to any process still inside one of its namespaces (`ip netns
+pids`), then `ip netns del` (the veths go with their namespace) and removal of the temp dirs.
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ NODE_PORTS = ["--node-manager-port=6380", "--object-manager-port=6381", "--dashb
 # README's head also pins --ray-client-server-port=10001, which plain `ray` (no `ray[client]`, as
 # distcfr installs it) refuses; the Ray Client server is not used.
 HEAD_PORTS = [f"--port={HEAD_PORT}", *NODE_PORTS]
-LINKS = {"1gbit", "10gbit"}
+LINKS = {"1gbit": 10**9, "10gbit": 10**10}  # tc rate -> bits per second
 
 _instances = itertools.count()
 
@@ -75,6 +76,10 @@ sys.exit(1)
 class NamespaceUnavailable(RuntimeError):
     """Network namespaces cannot be made here (not root, no `ip`/`tc`, `ip netns add` refused):
     a reason to skip, not a failure."""
+
+
+class ShapingUnavailable(NamespaceUnavailable):
+    """The kernel lacks the queueing discipline a shaped link needs (netem for a delay)."""
 
 
 def _sh(*argv: str) -> None:
@@ -173,13 +178,19 @@ class NamespaceCluster:
             self._shape(ns, port)
 
     def _shape(self, ns: str, port: str) -> None:
-        rate = ["rate", self.link] if self.link else []
-        limit = ["limit", "100000"]  # packets queued; netem's default 1000 drops at 10gbit with a delay
-        if self.delay_ms or rate:
-            delay = ["delay", f"{self.delay_ms}ms"] if self.delay_ms else []
-            _sh("tc", "-n", ns, "qdisc", "add", "dev", "eth0", "root", "netem", *delay, *rate, *limit)
-        if rate:
-            _sh("tc", "-n", self.switch, "qdisc", "add", "dev", port, "root", "netem", *rate, *limit)
+        """Rate: tbf on both ends of the node's veth. Delay: netem under it on the node's end."""
+        if self.link:
+            burst = f"{LINKS[self.link] // 8 // 1000}b"  # one millisecond of traffic at the link rate
+            tbf = ["tbf", "rate", self.link, "burst", burst, "latency", "20ms"]
+            _sh("tc", "-n", ns, "qdisc", "add", "dev", "eth0", "root", "handle", "1:", *tbf)
+            _sh("tc", "-n", self.switch, "qdisc", "add", "dev", port, "root", *tbf)
+        if self.delay_ms:
+            parent = ["parent", "1:1"] if self.link else ["root"]
+            netem = ["netem", "delay", f"{self.delay_ms}ms", "limit", "100000"]  # the default 1000 packets drop
+            try:
+                _sh("tc", "-n", ns, "qdisc", "add", "dev", "eth0", *parent, "handle", "10:", *netem)
+            except RuntimeError as e:  # e.g. a kernel without CONFIG_NET_SCH_NETEM
+                raise ShapingUnavailable(f"no delay on this kernel: {e}") from None
 
     def ray_start_argv(self, i: int) -> list[str]:
         """The `ray start` command line of node i (cluster/README.md section 4, plus --block,
@@ -216,7 +227,7 @@ class NamespaceCluster:
     def close(self) -> None:
         """Kill every process group started, then anything left inside the namespaces; delete the
         namespaces and temp dirs. Safe to call twice."""
-        for sig, wait in ((signal.SIGTERM, 5.0), (signal.SIGKILL, 5.0)):
+        for sig, wait in ((signal.SIGTERM, 1.0), (signal.SIGKILL, 5.0)):  # `ray start --block` outlives a SIGTERM
             live = [pgid for pgid, proc in self.groups.items() if self._group_alive(pgid, proc)]
             for pgid in live:
                 try:

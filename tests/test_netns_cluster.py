@@ -2,8 +2,9 @@
 gives the same bytes as a run without Ray, sampled and exact; its teardown leaves no process and
 no namespace behind, also when the test body raised.
 
-Needs root and `ip` (else every test here skips, saying why). The whole file takes about 30 s on a
-2-core machine (two cluster starts of ~4 s, two teardowns of ~5 s, three solves of a few seconds).
+Needs root and `ip` (else every test here skips, saying why). The whole file took 44-49 s on a
+shared 2-core machine (two cluster starts of 4-10 s, the two-node sampled solve and its driver's
+start ~15 s, the exact one ~5 s, teardowns ~1.5 s).
 """
 
 import contextlib
