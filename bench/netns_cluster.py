@@ -12,8 +12,9 @@ Per row the CLI runs twice, with the two iteration counts of `--iterations`, and
 of the summaries' `wall_seconds` gives the seconds per iteration without the fixed costs (actor
 start, lookup tables, the final bracket, kept small with `--bracket-samples 2`); deals/s is the
 deals of one iteration (2 x batch) over that. `link MB/s` is a TCP stream from node 1 to node 0
-measured before the solves, to show the shaping holds. Every run's strategy file must have the
-same bytes (the result does not depend on where the workers sit)."""
+measured before the solves, to show the shaping holds; `MB/it` is what all nodes sent on their
+links per iteration (the veths' kernel counters, the same difference of two runs). Every run's
+strategy file must have the same bytes (the result does not depend on where the workers sit)."""
 
 from __future__ import annotations
 
@@ -82,11 +83,17 @@ def measure(args, name: str, cluster: NamespaceCluster | None, tmp: Path) -> dic
     base = ["--game", args.game, "--sampling", "--seed", str(args.seed), "--batch", str(args.batch),
             "--bracket-samples", "2"]
     low, high = (int(n) for n in args.iterations.split(","))
-    runs = [solve([*base, "--iterations", str(n)], tmp / f"{len(os.listdir(tmp))}.msgpack", cluster)
-            for n in (low, high)]
+    runs, sent = [], []
+    for n in (low, high):
+        before = cluster.sent_bytes() if cluster else 0
+        runs.append(solve([*base, "--iterations", str(n)], tmp / f"{len(os.listdir(tmp))}.msgpack", cluster))
+        sent.append(cluster.sent_bytes() - before if cluster else 0)
     seconds = (runs[1]["wall_seconds"] - runs[0]["wall_seconds"]) / (high - low)
-    return {"row": name, "nodes": runs[1]["nodes"], "s_per_iteration": seconds,
-            "deals_per_s": 2 * args.batch / seconds, "strategy": runs[1]["strategy"]}
+    row = {"row": name, "nodes": runs[1]["nodes"], "s_per_iteration": seconds,
+           "deals_per_s": 2 * args.batch / seconds, "strategy": runs[1]["strategy"]}
+    if cluster:
+        row["mb_per_iteration"] = (sent[1] - sent[0]) / (high - low) / 1e6
+    return row
 
 
 def main() -> None:
@@ -121,16 +128,18 @@ def main() -> None:
             results.append(row)
             print(f"  {name}: done in {row['bench_seconds']:.0f} s", file=sys.stderr, flush=True)
 
-    print(f"\n{'':12} {'nodes':>5} {'link MB/s':>10} {'s/iteration':>12} {'deals/s':>10} {'vs 1 node':>10}  same bytes")
+    print(f"\n{'':12} {'nodes':>5} {'link MB/s':>10} {'MB/it':>7} {'s/iteration':>12} {'deals/s':>10} "
+          f"{'vs 1 node':>10}  same bytes")
     base = next((r["s_per_iteration"] for r in results if "s_per_iteration" in r and r["nodes"] == 1), None)
     for r in results:
         if "unavailable" in r:
             print(f"{r['row']:12} unavailable: {r['unavailable']}")
             continue
         link = f"{r['link']:,.0f}" if "link" in r else "-"
+        sent = f"{r['mb_per_iteration']:.1f}" if "mb_per_iteration" in r else "-"
         ratio = f"{r['s_per_iteration'] / base:.2f}x" if base else "-"
-        print(f"{r['row']:12} {r['nodes']:>5} {link:>10} {r['s_per_iteration']:>12.3f} {r['deals_per_s']:>10,.0f} "
-              f"{ratio:>10}  {'yes' if r['same_bytes'] else 'NO'}")
+        print(f"{r['row']:12} {r['nodes']:>5} {link:>10} {sent:>7} {r['s_per_iteration']:>12.3f} "
+              f"{r['deals_per_s']:>10,.0f} {ratio:>10}  {'yes' if r['same_bytes'] else 'NO'}")
 
 
 if __name__ == "__main__":

@@ -30,6 +30,7 @@ pids`), then `ip netns del` (the veths go with their namespace) and removal of t
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import secrets
 import shutil
@@ -299,6 +300,15 @@ class NamespaceCluster:
         proc = subprocess.Popen(self._argv(argv, node), env=self.env, start_new_session=True, **kwargs)
         self.groups[proc.pid] = proc
         return proc
+
+    def sent_bytes(self) -> int:
+        """Bytes all nodes have sent on their links so far (the kernel's counters of each `eth0`)."""
+        total = 0
+        for ns in self.node_namespaces:
+            out = subprocess.run(["ip", "-n", ns, "-s", "-j", "link", "show", "eth0"], capture_output=True,
+                                 text=True, check=True).stdout
+            total += json.loads(out)[0]["stats64"]["tx"]["bytes"]
+        return total
 
     def kill_node(self, i: int) -> None:
         """SIGKILL node i's process group: the node is lost, as if its machine died."""
