@@ -1,10 +1,11 @@
 """A real two-node Ray cluster, one `ray start` per Linux network namespace (tests/netns_cluster.py),
 gives the same bytes as a run without Ray, sampled and exact; its teardown leaves no process and
-no namespace behind, also when the test body raised.
+no namespace behind, also when the test body raised; without root or `ip` the harness gives a
+reason to skip and makes nothing.
 
-Needs root and `ip` (else every test here skips, saying why). The whole file took 44-49 s on a
+The slow tests need root and `ip` (else they skip, saying why). The whole file took 31-49 s on a
 shared 2-core machine (two cluster starts of 4-10 s, the two-node sampled solve and its driver's
-start ~15 s, the exact one ~5 s, teardowns ~1.5 s).
+start 9-18 s, the exact one 4-5 s, teardowns ~1.5 s).
 """
 
 import contextlib
@@ -12,12 +13,11 @@ import json
 import sys
 from pathlib import Path
 
+import netns_cluster
 import pytest
 from netns_cluster import NamespaceCluster, NamespaceUnavailable, namespaces, pid_alive
 
 from distcfr.train import main
-
-pytestmark = pytest.mark.slow
 
 SAMPLED = ["--game", "draw27(ranks=8,suits=2,hand=3,stacks=10)", "--sampling", "--seed", "7", "--iterations", "6",
            "--batch", "1000"]
@@ -70,18 +70,21 @@ def in_process(tmp_path, argv) -> bytes:
     return out.read_bytes()
 
 
+@pytest.mark.slow
 def test_sampled_run_across_two_nodes_is_bitwise_the_run_without_ray(cluster, tmp_path):
     strategy, summary = on_cluster(cluster, tmp_path, SAMPLED)
     assert summary["workers"] == 2 and summary["nodes"] == 2
     assert strategy == in_process(tmp_path, SAMPLED)
 
 
+@pytest.mark.slow
 def test_exact_run_across_two_nodes_is_bitwise_the_run_without_ray(cluster, tmp_path):
     strategy, summary = on_cluster(cluster, tmp_path, EXACT)
     assert summary["workers"] == 2 and summary["nodes"] == 2
     assert strategy == in_process(tmp_path, EXACT)
 
 
+@pytest.mark.slow
 def test_teardown_after_a_failing_body_leaves_no_process_or_namespace():
     seen: dict = {}
     with pytest.raises(RuntimeError, match="deliberate"):
@@ -95,3 +98,17 @@ def test_teardown_after_a_failing_body_leaves_no_process_or_namespace():
             assert not pid_alive(leader)
             raise RuntimeError("deliberate")
     assert_all_gone(seen["names"], seen["pids"], seen["temp_dirs"])
+
+
+@pytest.mark.parametrize("lack, reason", [("root", "need root"), ("ip", "no `ip` command")])
+def test_a_machine_without_namespaces_raises_a_reason_to_skip_and_makes_nothing(monkeypatch, lack, reason):
+    if lack == "root":
+        monkeypatch.setattr(netns_cluster.os, "geteuid", lambda: 1000)
+    else:
+        monkeypatch.setattr(netns_cluster.os, "geteuid", lambda: 0)
+        monkeypatch.setattr(netns_cluster.shutil, "which", lambda tool: None)
+    cluster = NamespaceCluster(nodes=2)
+    with pytest.raises(NamespaceUnavailable, match=reason):
+        with cluster:
+            pass
+    assert cluster.made == [] and not cluster.groups
