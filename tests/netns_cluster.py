@@ -15,7 +15,8 @@ Steps (`__enter__`; any failure tears down what was made and re-raises):
    switch's bridge `br0`), so no interface ever appears on the host; node i is 10.213.0.<i+1>/24;
 3. optional shaping: a `tbf` rate limit on both ends of each node's veth (what it sends and what
    it receives), and a netem `delay` on the node's `eth0`, so the one-way delay between two nodes
-   is `delay_ms` (a kernel without netem raises ShapingUnavailable);
+   is `delay_ms` (a kernel without netem raises ShapingUnavailable; the delay is untried, since the
+   machine this was written on has no netem);
 4. `ray start --head --block` in node 0 and `ray start --address=<head>:6379 --block` in the
    others, with the command lines of `cluster/README.md` (same pinned ports: each namespace has
    its own port space), a per-node `--temp-dir` `/tmp/dn<pid>x<k>n<i>` (short: Ray's unix socket
