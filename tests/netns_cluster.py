@@ -124,7 +124,10 @@ class NamespaceCluster:
         self.temp_dirs = [f"/tmp/{ns}" for ns in self.node_namespaces]
         self.ips = [f"{SUBNET}.{i + 1}" for i in range(nodes)]
         self.address = f"{self.ips[0]}:{HEAD_PORT}"
-        env = {k: v for k, v in os.environ.items() if k not in ("RAY_ADDRESS", "RAY_AUTH_TOKEN_PATH")}
+        # nothing of a Ray this process may run already (the test session's embedded one binds to loopback
+        # only and refuses multi-node clusters: RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0)
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("RAY_ADDRESS", "RAY_AUTH_TOKEN_PATH", "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER")}
         self.env = {**env, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32)}
         self.ray_cli = str(Path(sys.executable).with_name("ray"))
         self.made: list[str] = []  # namespaces created, in order

@@ -6,7 +6,9 @@ A solver steps whole iterations (alternating updates: the first player's half, t
 ``phase`` is the player who updates next, so a run stopped between the halves resumes there),
 says whether a stop request may interrupt it right now (``waiting_on_shards``: only while it waits
 on its shards, never while its tables change), saves its state as a checkpoint that continues
-bitwise on any number of workers, and gives its average strategy."""
+bitwise on any number of workers, and gives its average strategy. A solver whose state lives on
+its workers (``state_on_workers``) also has ``recover(checkpoint)``: go on after lost workers from
+one of the run's own checkpoints (None: from its start), on the workers there are now."""
 
 from __future__ import annotations
 
@@ -46,10 +48,6 @@ class SolverContract(Protocol):
 
     def workers_alive(self) -> bool:
         """Whether the workers holding the shards are still reachable."""
-
-    def recover(self, checkpoint) -> None:
-        """Solvers whose state lives on their workers (``state_on_workers``): go on after lost
-        workers from ``checkpoint`` (one of the run's own; None: its start), on new workers."""
 
     def close(self, deadline: float | None = None) -> bool:
         """End the workers (and the Ray its launch started); see :meth:`SolverLifetime.close`."""
