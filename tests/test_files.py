@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 import distcfr
 from distcfr.engine.layout import Layout
 from distcfr.evaluate.strategy import Strategy, load_strategy
+from distcfr.io.schema import seal_map
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +51,7 @@ def test_foreign_and_other_version_files_are_refused(saved, tmp_path):
                             ({"game": "kuhn"}, "do not match"),
                             ({"game": "nonsense"}, "cannot be loaded")):
         bad = tmp_path / "bad.msgpack"
-        bad.write_bytes(msgpack.packb({**obj, **change}, use_bin_type=True))
+        bad.write_bytes(seal_map({**obj, **change}))
         with pytest.raises(distcfr.BadFile, match=message):
             load_strategy(bad)
 
@@ -60,7 +61,7 @@ def test_array_with_lying_shape_is_refused(saved, tmp_path):
     obj = msgpack.unpackb(path.read_bytes())
     obj["probabilities"]["shape"] = [10**9, 10**9, 3]
     bad = tmp_path / "huge.msgpack"
-    bad.write_bytes(msgpack.packb(obj, use_bin_type=True))
+    bad.write_bytes(seal_map(obj))
     with pytest.raises(distcfr.BadFile, match="truncated or corrupt"):
         load_strategy(bad)
 

@@ -19,6 +19,7 @@ import distcfr
 from distcfr import show, train
 from distcfr.engine.rules import RULES, make_rule
 from distcfr.evaluate.strategy import load_strategy
+from distcfr.io.schema import seal_map
 from distcfr.solve.checkpoint import Checkpoint
 
 
@@ -32,7 +33,8 @@ def one_line_exit_2(capsys, rc, *expected, case="") -> str:
 
 
 def pack(obj) -> bytes:
-    return msgpack.packb(obj, use_bin_type=True)
+    """A crafted file map, sealed with fresh checksums: what it is refused for is its contents."""
+    return seal_map(obj)
 
 
 def array_field(array: np.ndarray) -> dict:
@@ -122,7 +124,7 @@ def _with_raw(obj: dict, field: str, raw: bytes) -> bytes:
     """The msgpack of ``obj`` with the encoding of ``field``'s value replaced by ``raw`` bytes."""
     marker = "\x00MARK\x00"
     data = pack({**obj, field: marker})
-    encoded = pack(marker)
+    encoded = msgpack.packb(marker)
     assert data.count(encoded) == 1
     return data.replace(encoded, raw)
 
@@ -206,7 +208,11 @@ def _checkpoint_cases(c):
         "iteration beyond the sums": ({"iteration": 3000}, "does not fit its strategy sums"),
         "iteration below the sums": ({"iteration": 3}, "does not fit its strategy sums"),
         "no iteration for the sums": ({"iteration": 0}, "does not fit its strategy sums"),
-        "iteration of 2^53": ({"iteration": 2**53}, "does not fit its strategy sums"),
+        "iteration of 2^31 - 1": ({"iteration": 2**31 - 1}, "does not fit its strategy sums"),
+        "iteration of 2^31": ({"iteration": 2**31}, "outside 0..2147483647"),
+        "iteration of 2^53": ({"iteration": 2**53}, "'iteration'"),
+        "regrets beyond 1e30": ({"regrets": array_field(np.full_like(regrets, 3.4e38))}, "magnitude 3.4e+38"),
+        "sums beyond 1e30": ({"sums": array_field(np.full_like(sums, 1e30))}, "beyond the 1e+30"),
         "iteration beyond 2^53": ({"iteration": 2**63}, "'iteration'"),
         "predictive rule without a prediction": ({"rule": {"name": "pcfr+"}}, "no prediction table"),
         "phase with simultaneous updates": ({"phase": 1, "updates": "simultaneous"}, "phase"),
@@ -426,7 +432,7 @@ def test_crafted_sampled_checkpoints_are_one_line(sampled_files, files, tmp_path
     assert load_checkpoint(sampled).iteration == head["iteration"]
     earlier = tmp_path / "earlier.ckpt"  # the whole-table format sampled checkpoints had before they streamed
     earlier.write_bytes(pack({"format": "distcfr-checkpoint", "version": 1, "game": SAMPLED, "mode": "sampled"}))
-    with pytest.raises(distcfr.BadFile, match="earlier format"):
+    with pytest.raises(distcfr.BadFile, match="format version 1; this distcfr reads version 2"):
         load_checkpoint(earlier)
 
 

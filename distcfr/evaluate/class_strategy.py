@@ -82,6 +82,8 @@ def load_class_strategy(path) -> ClassStrategy:
         fields = file.read(dims, class_strategy_schema(_blocks(kernel)))
     tables = {name: table.astype(np.float32) for name, table in fields["tables"].items()}
     meta = {key: value for key, value in fields["meta"].items() if value is not None}
+    if "evaluation" in meta:  # the declared keys a row has (absent ones read as None)
+        meta["evaluation"] = [{k: v for k, v in row.items() if v is not None} for row in meta["evaluation"]]
     return ClassStrategy(game, tables, meta)
 
 
