@@ -7,8 +7,10 @@ Reading one is two steps:
    such as the game spec, written first) with tight limits;
 2. the caller turns the header into the declared game's dimensions (``dims``: table sizes,
    labels, legal actions; see ``game_dims``), and ``SchemaFile.read(dims)`` reads the rest.
-   The file may not be longer, and no string, binary, array or map in it may be longer, than
-   the schema allows for that game; nothing is ever unpickled or decoded as an extension type.
+   The file may not be longer (nor shorter than its arrays), and no string, binary, array or
+   map in it may be longer, than the schema allows for that game; nothing is ever unpickled
+   or decoded as an extension type. Before any of that, the file's checksums are checked
+   (``seal``: one over the header before a header field is used, one over the whole file).
    Every field is then checked against its declaration (type, bounds, array dtype and shape,
    finite values, probability distributions over the legal actions) and a BadFile (one line)
    names the first that is wrong.
@@ -94,6 +96,10 @@ class Field:
     def limits(self, ctx: Context) -> Limits:
         return Limits()
 
+    def min_bytes(self, ctx: Context) -> int:
+        """The shortest msgpack encoding a valid value can have."""
+        return 1
+
 
 @dataclass(frozen=True)
 class Null(Field):
@@ -178,6 +184,9 @@ class Opt(Field):
 
     def check(self, value, ctx, name):
         return None if value is None else self.inner.check(value, ctx, name)
+
+    def min_bytes(self, ctx):
+        return 0
 
     def max_bytes(self, ctx):
         return self.inner.max_bytes(ctx)
@@ -287,6 +296,9 @@ class Record(Field):
     def max_bytes(self, ctx):
         return fields_max_bytes(self.fields, ctx)
 
+    def min_bytes(self, ctx):
+        return fields_min_bytes(self.fields, ctx)
+
     def limits(self, ctx):
         return fields_limits(self.fields, ctx)
 
@@ -348,6 +360,9 @@ class Array(Field):
     def max_bytes(self, ctx):
         return 64 + 9 * len(self.shape) + self._bytes(ctx)
 
+    def min_bytes(self, ctx):
+        return math.prod(self._shape(ctx)) * min(np.dtype(d).itemsize for d in self.dtypes)
+
     def limits(self, ctx):
         return Limits(str=8, bin=self._bytes(ctx), array=len(self.shape), map=3)
 
@@ -398,6 +413,10 @@ def check_fields(fields: Mapping[str, Field], obj: dict, ctx: Context, prefix: s
 
 def fields_max_bytes(fields: Mapping[str, Field], ctx: Context) -> int:
     return 5 + sum(5 + len(key) + spec.max_bytes(ctx) for key, spec in fields.items())
+
+
+def fields_min_bytes(fields: Mapping[str, Field], ctx: Context) -> int:
+    return sum(spec.min_bytes(ctx) for spec in fields.values() if not spec.nullable)
 
 
 def fields_limits(fields: Mapping[str, Field], ctx: Context) -> Limits:
@@ -610,9 +629,14 @@ class SchemaFile:
         if self.size > most:
             raise BadFile(f"{path} is {self.size:,} bytes, more than a {schema.kind} file of {game} can be "
                           f"({most:,}): its contents do not match game {game}")
-        data = self.head + read_exactly(self.handle, most + 1 - len(self.head), path)
-        if len(data) > most:
-            raise BadFile(f"{path} grew while it was read")
+        least = fields_min_bytes(fields, ctx)
+        if self.size < least:
+            raise BadFile(f"{path} has {self.size:,} bytes; a {schema.kind} file of {game} needs at least "
+                          f"{least:,}: its contents do not match game {game} (truncated, or crafted)")
+        # the file's own size, never the game's largest: a short file naming a huge game allocates nothing
+        data = self.head + read_exactly(self.handle, self.size + 1 - len(self.head), path)
+        if len(data) != self.size:
+            raise BadFile(f"{path} changed size while it was read")
         if self.checked and not sealed(data):
             raise BadFile(f"{path} fails its checksum (the file is corrupt)")
         limits = fields_limits(fields, ctx)
