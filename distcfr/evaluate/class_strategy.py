@@ -9,6 +9,7 @@ from functools import cached_property
 import numpy as np
 
 from distcfr.engine.kernels import sampled_kernel
+from distcfr.engine.memory import check_fits, class_tables_bytes
 from distcfr.errors import BadFile, DistcfrError
 from distcfr.evaluate.sampled import Bracket, exploitability_bracket
 from distcfr.evaluate.strategy import Strategy
@@ -77,6 +78,7 @@ def load_class_strategy(path) -> ClassStrategy:
             kernel = sampled_kernel(game)
         except (DistcfrError, AttributeError) as err:
             raise BadFile(f"{path}: its game {spec[:200]!r} cannot be sampled: {err}") from None
+        check_fits(class_tables_bytes(kernel), f"{path}: a strategy of {game.spec}")
         dims = {"game": game.spec, "classes": kernel.n_classes, "variants": len(game.variant_labels),
                 "label_bytes": max(len(label.encode()) for label in game.variant_labels)}
         fields = file.read(dims, class_strategy_schema(_blocks(kernel)))

@@ -13,6 +13,7 @@ from functools import cached_property
 import numpy as np
 
 from distcfr.engine.layout import Layout
+from distcfr.engine.memory import check_fits, exact_estimate
 from distcfr.engine.shard_set import LocalShards
 from distcfr.errors import BadFile, BadParameter, DistcfrError
 from distcfr.evaluate.evaluator import Evaluator
@@ -149,4 +150,6 @@ def game_layout(path, spec: str) -> Layout:
     problem = game.exact_size_problem()
     if problem:  # no exact run made this file; building the layout could take what the machine has
         raise BadFile(f"{path}: its game {game.spec} is not solved exactly: {problem}")
+    # what evaluating it takes, from the game's sizes: refused here rather than while allocating
+    check_fits(exact_estimate(game).this_machine, f"{path}: its game {game.spec}")
     return Layout(game)
