@@ -114,3 +114,17 @@ def test_a_big_game_is_refused_before_it_is_allocated(argv):
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 2, done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and "needs about" in done.stderr and "10.0 GB" in done.stderr
+
+
+def test_a_small_shared_file_of_a_big_game_is_refused_before_its_evaluation(tmp_path, capsys, monkeypatch):
+    """A strategy file of 4 MB whose game needs 36.9 GB to evaluate (issue 25): match
+    refuses it in one line naming the estimate, it does not grow until a MemoryError."""
+    from distcfr import match
+    from distcfr.evaluate.strategy import Strategy
+
+    layout = Layout(distcfr.load_game("draw27(ranks=8,suits=2,hand=4,stacks=10)"))
+    path = tmp_path / "big.msgpack"
+    Strategy(layout, layout.uniform_strategy()).save(path)
+    assert path.stat().st_size < 5e6
+    monkeypatch.setattr("distcfr.engine.memory.available_bytes", lambda: 10**10)
+    _one_line(capsys, match.main([str(path), "random"]), "needs about 36.9 GB here, 10.0 GB are available")

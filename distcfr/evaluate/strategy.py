@@ -138,6 +138,8 @@ def load_strategy(path) -> Strategy:
         layout = game_layout(path, file.header["game"])
         fields = file.read(game_dims(layout))
     meta = {key: fields[key] for key in ("algorithm", "iterations", "rule", "evaluation")}
+    if not file.checked:  # a file of an earlier version, written before files carried checksums
+        meta["unchecked"] = file.version
     return Strategy(layout, fields["probabilities"], meta=meta)
 
 
