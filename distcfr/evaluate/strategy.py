@@ -143,8 +143,9 @@ def load_strategy(path) -> Strategy:
     return Strategy(layout, fields["probabilities"], meta=meta)
 
 
-def game_layout(path, spec: str) -> Layout:
-    """The layout of the game a file names; BadFile when that game cannot be loaded."""
+def game_layout(path, spec: str, tables_only: bool = False) -> Layout:
+    """The layout of the game a file names; BadFile when that game cannot be loaded, BadParameter
+    when evaluating it in this process (``tables_only``: holding its tables) cannot fit."""
     try:
         game = load_game(spec)
     except DistcfrError as err:
@@ -153,5 +154,6 @@ def game_layout(path, spec: str) -> Layout:
     if problem:  # no exact run made this file; building the layout could take what the machine has
         raise BadFile(f"{path}: its game {game.spec} is not solved exactly: {problem}")
     # what evaluating it takes, from the game's sizes: refused here rather than while allocating
-    check_fits(exact_estimate(game).this_machine, f"{path}: its game {game.spec}")
+    memory = exact_estimate(game)
+    check_fits(memory.coordinator if tables_only else memory.this_machine, f"{path}: its game {game.spec}")
     return Layout(game)
