@@ -23,6 +23,7 @@ import sys
 import time
 
 from distcfr.cli import OneLineParser, positive_number, whole_number
+from distcfr.engine.memory import check_fits, exact_estimate
 from distcfr.engine.rules import RULES
 from distcfr.errors import BadParameter, DistcfrError
 from distcfr.evaluate.export import OPENSPIEL_GAMES
@@ -107,6 +108,7 @@ def main(argv=None) -> int:
         if args.plot:
             require_matplotlib()
         game = load_game(args.game)
+        check_fits(exact_estimate(game).this_machine, f"a race of {game.spec}")
         curves = {}
         for rule in rules:
             curves[rule] = race_rule(game, rule, args.seconds, args.max_iterations)

@@ -31,6 +31,7 @@ import numpy as np
 from distcfr.cli import OneLineParser, printable, whole_number
 from distcfr.engine.kernels import sampled_kernel
 from distcfr.engine.layout import Layout
+from distcfr.engine.memory import check_fits, class_tables_bytes, exact_estimate
 from distcfr.engine.rules import AUTO, RULES
 from distcfr.errors import BadFile, BadParameter, DistcfrError
 from distcfr.evaluate.class_strategy import KIND as CLASS_STRATEGY
@@ -214,6 +215,7 @@ def main(argv=None) -> int:
         game = resolve_game(args.game, players)
         names = (args.player1, args.player2)
         if game.exact_size_problem() is None:
+            check_fits(exact_estimate(game).this_machine, f"a match of {game.spec}")
             layout = next((p.strategy.layout for p in players if p.strategy is not None), None) or Layout(game)
             first, second = (build(p, game, layout) for p in players)
             data = exact_match(game, first, second, names, args.games, args.seed)
@@ -221,6 +223,7 @@ def main(argv=None) -> int:
             if not args.games:
                 raise BadParameter(f"{game.spec} is too large for an exact value: give --games N")
             kernel = sampled_kernel(game)
+            check_fits(2 * class_tables_bytes(kernel), f"a match of {game.spec}")
             first, second = (sampled_tables(p, kernel) for p in players)
             data = sampled_match(game, first, second, names, args.games, args.seed)
         print(printable(report(data)))

@@ -120,6 +120,9 @@ def main(argv=None) -> int:
         if args.stack is not None and not sampled:
             raise BadParameter("--stack goes with a sampled draw27 file (an exact file's table lists every stack)")
         strategy, text = (sampled_text if sampled else exact_text)(args)
+        if strategy.meta.get("unchecked"):
+            print(f"distcfr.show: note: {printable(str(args.path))} is a version {strategy.meta['unchecked']} file, "
+                  f"written before files carried checksums: read unchecked", file=sys.stderr)
         if args.out:
             write_atomic(args.out, (text + "\n").encode())
             print(f"{args.format} of {args.path} ({strategy.game.spec}) written to {args.out}")

@@ -32,7 +32,7 @@ def test_train_writes_strategy_and_summary(tmp_path, capsys):
     assert data["value"] == pytest.approx(expected.value(), abs=0)
 
     raw = msgpack.unpackb(out.read_bytes())
-    assert raw["format"] == "distcfr-strategy" and raw["version"] == 1 and raw["game"] == "kuhn"
+    assert raw["format"] == "distcfr-strategy" and raw["version"] == 2 and raw["game"] == "kuhn"
     assert raw["infosets"][0] == "J|" and raw["actions"][0] == ["check", "bet"]
     table = np.frombuffer(raw["probabilities"]["data"], raw["probabilities"]["dtype"])
     assert table.reshape(raw["probabilities"]["shape"]).shape == (1, 12, 2)

@@ -18,6 +18,7 @@ import msgpack
 import pytest
 
 import distcfr
+from distcfr.io.schema import seal_map
 from distcfr.solve.checkpoint import Checkpoint
 from distcfr.train import main
 
@@ -155,9 +156,9 @@ def test_bad_checkpoints_are_refused(tmp_path, capsys):
         "truncated": good[: len(good) // 2],
         "garbage": os.urandom(300),
         "strategy file": (tmp_path / "s.msgpack").read_bytes(),
-        "version": msgpack.packb({**obj, "version": 2}),
-        "wrong shape": msgpack.packb({**obj, "game": "leduc"}),
-        "lying array": msgpack.packb({**obj, "regrets": {**obj["regrets"], "shape": [1, 10**6, 2]}}),
+        "version": seal_map({**obj, "version": 9}),
+        "wrong shape": seal_map({**obj, "game": "leduc"}),
+        "lying array": seal_map({**obj, "regrets": {**obj["regrets"], "shape": [1, 10**6, 2]}}),
     }
     for name, data in cases.items():
         bad = tmp_path / f"{name}.ckpt"

@@ -14,11 +14,14 @@ from pathlib import Path
 import msgpack
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import distcfr
 from distcfr import show, train
 from distcfr.engine.rules import RULES, make_rule
 from distcfr.evaluate.strategy import load_strategy
+from distcfr.io.schema import seal_map
 from distcfr.solve.checkpoint import Checkpoint
 
 
@@ -32,7 +35,8 @@ def one_line_exit_2(capsys, rc, *expected, case="") -> str:
 
 
 def pack(obj) -> bytes:
-    return msgpack.packb(obj, use_bin_type=True)
+    """A crafted file map, sealed with fresh checksums: what it is refused for is its contents."""
+    return seal_map(obj)
 
 
 def array_field(array: np.ndarray) -> dict:
@@ -122,7 +126,7 @@ def _with_raw(obj: dict, field: str, raw: bytes) -> bytes:
     """The msgpack of ``obj`` with the encoding of ``field``'s value replaced by ``raw`` bytes."""
     marker = "\x00MARK\x00"
     data = pack({**obj, field: marker})
-    encoded = pack(marker)
+    encoded = msgpack.packb(marker)
     assert data.count(encoded) == 1
     return data.replace(encoded, raw)
 
@@ -206,7 +210,11 @@ def _checkpoint_cases(c):
         "iteration beyond the sums": ({"iteration": 3000}, "does not fit its strategy sums"),
         "iteration below the sums": ({"iteration": 3}, "does not fit its strategy sums"),
         "no iteration for the sums": ({"iteration": 0}, "does not fit its strategy sums"),
-        "iteration of 2^53": ({"iteration": 2**53}, "does not fit its strategy sums"),
+        "iteration of 2^31 - 1": ({"iteration": 2**31 - 1}, "does not fit its strategy sums"),
+        "iteration of 2^31": ({"iteration": 2**31}, "outside 0..2147483647"),
+        "iteration of 2^53": ({"iteration": 2**53}, "'iteration'"),
+        "regrets beyond 1e30": ({"regrets": array_field(np.full_like(regrets, 3.4e38))}, "magnitude 3.4e+38"),
+        "sums beyond 1e30": ({"sums": array_field(np.full_like(sums, 1e30))}, "beyond the 1e+30"),
         "iteration beyond 2^53": ({"iteration": 2**63}, "'iteration'"),
         "predictive rule without a prediction": ({"rule": {"name": "pcfr+"}}, "no prediction table"),
         "phase with simultaneous updates": ({"phase": 1, "updates": "simultaneous"}, "phase"),
@@ -426,7 +434,7 @@ def test_crafted_sampled_checkpoints_are_one_line(sampled_files, files, tmp_path
     assert load_checkpoint(sampled).iteration == head["iteration"]
     earlier = tmp_path / "earlier.ckpt"  # the whole-table format sampled checkpoints had before they streamed
     earlier.write_bytes(pack({"format": "distcfr-checkpoint", "version": 1, "game": SAMPLED, "mode": "sampled"}))
-    with pytest.raises(distcfr.BadFile, match="earlier format"):
+    with pytest.raises(distcfr.BadFile, match="format version 1; this distcfr reads version 2"):
         load_checkpoint(earlier)
 
 
@@ -442,7 +450,7 @@ def test_crafted_class_strategy_files_are_one_line(sampled_files, tmp_path, caps
         "probabilities not summing to one": ({"tables": {**strategy["tables"], name: array_field(unnormalised)}},
                                              "do not sum to one"),
         "float64 table": ({"tables": {**strategy["tables"], name: array_field(probs.astype("<f8"))}}, "expected"),
-        "a table missing": ({"tables": {k: v for k, v in strategy["tables"].items() if k != name}}, name),
+        "a table missing": ({"tables": {k: v for k, v in strategy["tables"].items() if k != name}}, "needs at least"),
         "an unknown table": ({"tables": {**strategy["tables"], "extra": strategy["tables"][name]}}, "'tables.extra'"),
         "meta as a list": ({"meta": [1]}, "'meta'"),
         "iterations as a string": ({"meta": {**strategy["meta"], "iterations": "3"}}, "'meta.iterations'"),
@@ -463,3 +471,171 @@ def test_a_game_too_large_to_enumerate_is_refused_before_its_layout(files, tmp_p
     start = time.perf_counter()
     one_line_exit_2(capsys, show.main([str(bad)]), "not solved exactly")
     assert time.perf_counter() - start < 5
+
+
+# ---- files that cannot lie: checksums over every file kind ------------------------------------------------
+@pytest.fixture(scope="module")
+def every_kind(files, sampled_files, tmp_path_factory):
+    """The bytes of one file of each kind: exact strategy, exact checkpoint, sampled checkpoint, class strategy."""
+    strategy, checkpoint = files
+    return {"exact strategy": pack(strategy), "exact checkpoint": pack(checkpoint),
+            "sampled checkpoint": sampled_files[0], "class strategy": pack(sampled_files[1])}
+
+
+def read_any(path) -> None:
+    """Everything distcfr reads of a file, as a resume or ``show`` reads it (a sampled checkpoint's tables too)."""
+    from distcfr.evaluate.load import load_strategy as load_any_strategy
+    from distcfr.io.schema import file_format
+    from distcfr.solve.checkpoint import load_checkpoint
+
+    if file_format(path) in ("distcfr-strategy", "distcfr-class-strategy"):
+        load_any_strategy(path)
+        return
+    found = load_checkpoint(path)
+    if found.mode == "sampled":
+        for _ in found.chunks(np.float32):
+            pass
+
+
+def test_every_kind_as_written_is_read(every_kind, tmp_path):
+    for data in every_kind.values():
+        path = tmp_path / "f"
+        path.write_bytes(data)
+        read_any(path)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(kind=st.sampled_from(["exact strategy", "exact checkpoint", "sampled checkpoint", "class strategy"]),
+       where=st.floats(0, 1, exclude_max=True), bit=st.integers(0, 7))
+def test_a_flipped_bit_anywhere_is_refused_in_one_line(every_kind, tmp_path, kind, where, bit):
+    data = bytearray(every_kind[kind])
+    at = int(where * len(data))
+    data[at] ^= 1 << bit
+    path = tmp_path / "flipped"
+    path.write_bytes(bytes(data))
+    with pytest.raises(distcfr.BadFile) as refused:
+        read_any(path)
+    assert "\n" not in str(refused.value), str(refused.value)
+
+
+def test_the_header_is_checked_before_it_is_used(every_kind, tmp_path, capsys):
+    """A flipped bit in a checkpoint's seed or iteration, or a strategy's game spec, fails the header's
+    checksum: the run would otherwise stop being the run it claims."""
+    head, body = split_checkpoint(every_kind["sampled checkpoint"])
+    for field, value in (("seed", head["seed"] ^ 4), ("iteration", head["iteration"] ^ 1), ("batch", head["batch"] ^ 8),
+                         ("phase", 1 - head["phase"])):
+        raw = bytearray(every_kind["sampled checkpoint"])
+        old, new = msgpack.packb(field) + msgpack.packb(head[field]), msgpack.packb(field) + msgpack.packb(value)
+        assert raw.count(old) == 1 and len(old) == len(new)
+        bad = tmp_path / "bad.ckpt"
+        bad.write_bytes(bytes(raw).replace(old, new))
+        rc = train.main(["--resume", str(bad), "--iterations", "5", "--out", str(tmp_path / "o.msgpack"), "--quiet",
+                         "--workers", "0"])
+        one_line_exit_2(capsys, rc, "its header fails its checksum", case=field)
+    data = every_kind["exact strategy"].replace(b"leduc", b"leduk")
+    bad = tmp_path / "bad.msgpack"
+    bad.write_bytes(data)
+    one_line_exit_2(capsys, show.main([str(bad)]), "its header fails its checksum")
+
+
+def _unchecked(data: bytes, version: int = 1) -> bytes:
+    """A file as the previous version wrote it: the same map without checksums."""
+    obj = msgpack.unpackb(data)
+    return pack_plain({**{k: v for k, v in obj.items() if k not in ("header_crc", "crc")}, "version": version})
+
+
+def pack_plain(obj) -> bytes:
+    return msgpack.packb(obj, use_bin_type=True)
+
+
+def test_strategy_files_of_the_previous_version_are_still_read(every_kind, tmp_path, capsys):
+    from distcfr.evaluate.load import load_strategy as load_any_strategy
+
+    for kind in ("exact strategy", "class strategy"):
+        path = tmp_path / "old.msgpack"
+        path.write_bytes(_unchecked(every_kind[kind]))
+        assert load_any_strategy(path).meta["unchecked"] == 1
+        assert show.main([str(path)]) == 0
+        assert "version 1 file, written before files carried checksums: read unchecked" in capsys.readouterr().err
+        path.write_bytes(_unchecked(every_kind[kind], version=3))
+        one_line_exit_2(capsys, show.main([str(path)]), "version 3", "reads version 2 (and 1 unchecked)")
+
+
+def test_checkpoints_of_the_previous_version_are_refused_by_name(every_kind, tmp_path, capsys):
+    for kind in ("exact checkpoint", "sampled checkpoint"):
+        head, body = split_checkpoint(every_kind[kind])
+        path = tmp_path / "old.ckpt"
+        path.write_bytes(_unchecked(pack_plain(head)) + bytes(body))
+        rc = train.main(["--resume", str(path), "--iterations", "50", "--out", str(tmp_path / "o.msgpack"), "--quiet",
+                         "--workers", "0"])
+        one_line_exit_2(capsys, rc, "format version 1; this distcfr reads version 2", case=kind)
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"value": "abc"}, "'meta.evaluation.value'"),
+    ({"value": [1, 2]}, "'meta.evaluation.value'"),
+    ({"value": math.inf}, "'meta.evaluation.value'"),
+    ({"value_se": -1.0}, "'meta.evaluation.value_se'"),
+    ({"exploitability_ci": [0.1]}, "'meta.evaluation.exploitability_ci' has 1 items, expected 2"),
+    ({"exploitability_ci": ["a", "b"]}, "'meta.evaluation.exploitability_ci'"),
+    ({"exploitability_estimates": 0.5}, "'meta.evaluation.exploitability_estimates'"),
+    ({"exploitability": {"a": 1}}, "'meta.evaluation.exploitability'"),
+    ({"notes": "x"}, "'meta.evaluation.notes'"),
+    ({"variant": None}, "'meta.evaluation.variant'"),
+])
+def test_a_stored_evaluation_of_the_wrong_type_is_one_line(sampled_files, tmp_path, capsys, change, message):
+    _, strategy = sampled_files
+    rows = [{"variant": label, "value": 0.1, "value_se": 0.01, "exploitability": 0.2, "exploitability_ci": [0.1, 0.3],
+             "exploitability_estimates": [0.15, 0.2]} for label in distcfr.load_game(SAMPLED).variant_labels]
+    good = tmp_path / "good.msgpack"
+    good.write_bytes(pack({**strategy, "meta": {**strategy["meta"], "evaluation": rows}}))
+    assert show.main([str(good)]) == 0 and "+0.1000 +- 0.0100" in capsys.readouterr().out
+    meta = {**strategy["meta"], "evaluation": [{**rows[0], **change}, *rows[1:]]}
+    bad = tmp_path / "bad.msgpack"
+    bad.write_bytes(pack({**strategy, "meta": meta}))
+    for argv in ([str(bad)], [str(bad), "--format", "json"]):
+        one_line_exit_2(capsys, show.main(argv), message, case=str(change))
+
+
+def test_a_short_file_naming_a_huge_game_allocates_nothing(sampled_files, files, tmp_path, capsys):
+    """The reader reads the file's own size: a 25 kB file naming the 5-card game with 1,000 stacks, or a
+    checkpoint naming a 1,000-stack game, is refused in one line under a 3 GB address-space limit."""
+    _, strategy = sampled_files
+    huge = tmp_path / "huge.msgpack"
+    huge.write_bytes(pack({**strategy, "game": "draw27(ranks=13,suits=4,hand=5,stacks=1:1000:1)"}) + b"\x00" * 25_000)
+    short = tmp_path / "short.ckpt"
+    short.write_bytes(pack({**files[1], "game": "draw27(stacks=1:1000:1)"}))
+    code = ("import resource, sys; resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30)); "
+            "from distcfr import show; sys.exit(show.main(sys.argv[1:]))")
+    done = subprocess.run([sys.executable, "-c", code, str(huge)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert "needs at least 61,3" in done.stderr or "needs about" in done.stderr, done.stderr
+    rc = train.main(["--resume", str(short), "--iterations", "50", "--out", str(tmp_path / "o.msgpack"), "--quiet",
+                     "--workers", "0"])
+    one_line_exit_2(capsys, rc, "needs at least")
+
+
+def test_a_sampled_checkpoint_beyond_its_magnitude_is_one_line(sampled_files, tmp_path, capsys):
+    import struct
+    import zlib
+
+    head, body = split_checkpoint(sampled_files[0])
+    size = struct.unpack(">I", body[1:5])[0]
+    big = body.copy()
+    big[5:5 + size] = np.full(size // 4, 3.4e38, dtype="<f4").tobytes()
+    big[5 + size + 1:5 + size + 5] = struct.pack(">I", zlib.crc32(big[5:5 + size]))
+    bad = tmp_path / "big.ckpt"
+    bad.write_bytes(pack(head) + bytes(big))
+    rc = train.main(["--resume", str(bad), "--iterations", "5", "--out", str(tmp_path / "o.msgpack"), "--quiet",
+                     "--workers", "0"])
+    one_line_exit_2(capsys, rc, "beyond the 1e+30")
+
+
+def test_iterations_are_bounded_by_what_the_files_hold():
+    from distcfr.io.schema import MAX_ITERATION
+    from distcfr.solve.run import RunPlan
+
+    assert MAX_ITERATION == 2**31 - 1
+    RunPlan(iterations=MAX_ITERATION)
+    with pytest.raises(distcfr.BadParameter, match="2147483647"):
+        RunPlan(iterations=MAX_ITERATION + 1)

@@ -7,7 +7,7 @@ import pytest
 
 from distcfr.errors import BadFile
 from distcfr.io.paths import write_atomic
-from distcfr.io.schema import Array, Float, Int, List, Schema, Str, read_file
+from distcfr.io.schema import Array, Float, Int, List, Schema, Str, read_file, seal_map
 
 # e.g. compact per-class float16 strategy tables of a sampled game: the header says how many classes
 COMPACT = Schema("distcfr-compact-test", 1, header={"game": Str(256), "classes": Int(1, 1 << 20)}, body={
@@ -55,7 +55,7 @@ def test_a_new_file_kind_is_checked(tmp_path, change, message):
     obj["probabilities"] = {"dtype": values["probabilities"].dtype.str, "shape": list(values["probabilities"].shape),
                             "data": values["probabilities"].tobytes()}
     path = tmp_path / "c.msgpack"
-    path.write_bytes(msgpack.packb(obj, use_bin_type=True))
+    path.write_bytes(seal_map(obj, n_header=4))
     with pytest.raises(BadFile) as raised:
         read_file(COMPACT, path, dims_of)
     assert message in str(raised.value)
@@ -67,7 +67,8 @@ def test_limits_follow_the_declared_dimensions(tmp_path):
     path = tmp_path / "c.msgpack"
     values = compact(10)
     data = COMPACT.encode(values)
-    path.write_bytes(data.replace(msgpack.packb(values["labels"]), msgpack.packb(values["labels"] + ["c10"])))
+    obj = msgpack.unpackb(data)
+    path.write_bytes(seal_map({**obj, "labels": values["labels"] + ["c10"]}))
     with pytest.raises(BadFile, match="longer than"):
         read_file(COMPACT, path, dims_of)
     path.write_bytes(data + b"\x00" * 4096)

@@ -12,6 +12,7 @@ import numpy as np
 
 from distcfr.engine.class_blocks import PUBLISH_ROWS
 from distcfr.engine.layout import Layout
+from distcfr.errors import BadParameter
 from distcfr.games.tree import TERMINAL
 
 F8 = 8  # bytes of a float64 or int64 cell
@@ -82,9 +83,9 @@ def shard_bytes(layout: Layout, d: int) -> tuple[int, int, int]:
     return base + cfr + br_index, 8 * nbd, max(build, cfr_step, br_start, br_level)
 
 
-def estimate(layout: Layout, n_shards: int, workers: int) -> MemoryEstimate:
+def estimate(layout: Layout | GameSizes, n_shards: int, workers: int) -> MemoryEstimate:
     """The memory of a solve of ``layout``'s game cut into ``n_shards`` shards on ``workers``
-    workers (0: in this process)."""
+    workers (0: in this process); ``layout`` may be the cheap :func:`game_sizes`."""
     game = layout.game
     n_deals = layout.n_deals
     deals = n_deals * F8 * (game.cards_per_deal + 1)
@@ -98,6 +99,61 @@ def estimate(layout: Layout, n_shards: int, workers: int) -> MemoryEstimate:
     coordinator = table * 7  # regrets, sums, sigma, prediction, uniform, an average strategy and its total
     pass_bytes = sum(6 * layout.tree.n_nodes * layout.n_variants * int(d) * F8 for d in sizes)
     return MemoryEstimate(coordinator, deals, per_worker, workers, pass_bytes)
+
+
+@dataclass(frozen=True)
+class GameSizes:
+    """What ``estimate`` reads of a Layout, counted from the game's public tree and its private
+    labels per (player, observation) without building a Layout (its labels, masks and indices)."""
+
+    game: object
+    tree: object
+    n_variants: int
+    n_infosets: int
+    max_actions: int
+    n_deals: int
+
+
+def game_sizes(game) -> GameSizes:
+    """The sizes of ``game``'s tables; BadParameter when the game is too large to enumerate (its
+    ``exact_size_problem``), before anything of the size of its deals is built."""
+    problem = game.exact_size_problem()
+    if problem:
+        raise BadParameter(f"{game.spec} is not solved exactly: {problem}")
+    tree = game.tree
+    seen: dict[tuple[int, str], int] = {}
+    for node in np.flatnonzero(tree.player != TERMINAL):
+        history, player = tree.histories[node], int(tree.player[node])
+        key = (player, game.observation(history, player))
+        if key not in seen:
+            seen[key] = len(game.private_labels(history, player))
+    return GameSizes(game, tree, len(game.variant_labels), sum(seen.values()), tree.max_actions, game.n_deals)
+
+
+def exact_estimate(game, n_shards: int | None = None, workers: int = 0) -> MemoryEstimate:
+    """The memory of solving (or evaluating) ``game`` exactly with ``n_shards`` shards (default:
+    the game's) on ``workers`` workers, from :func:`game_sizes`: no Layout is built."""
+    sizes = game_sizes(game)
+    return estimate(sizes, min(n_shards or game.default_shards, sizes.n_deals), workers)
+
+
+def class_tables_bytes(kernel) -> int:
+    """The bytes of one strategy of a sampled game as its readers hold it: the float16 tables of
+    its file and their float32 copy."""
+    cells = kernel.n_classes * sum(int(np.prod(b.shape)) for b in kernel.blocks)
+    return cells * (2 + 4) + PROCESS_BASE
+
+
+def check_fits(needed: int, what: str, available: int | None = None, advice: str = "use fewer stacks or a "
+               "smaller game") -> int:
+    """The one memory check of every command and loader: BadParameter naming the estimate when
+    ``needed`` bytes (an estimate's ``this_machine``) exceed ``available`` (default: what this
+    machine can still give). Returns the bytes available."""
+    available = available_bytes() if available is None else available
+    if needed > available:
+        raise BadParameter(f"{what} needs about {needed / 1e9:.1f} GB here, {available / 1e9:.1f} GB are available: "
+                           f"{advice}")
+    return available
 
 
 def available_bytes() -> int:

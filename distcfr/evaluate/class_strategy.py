@@ -9,6 +9,7 @@ from functools import cached_property
 import numpy as np
 
 from distcfr.engine.kernels import sampled_kernel
+from distcfr.engine.memory import check_fits, class_tables_bytes
 from distcfr.errors import BadFile, DistcfrError
 from distcfr.evaluate.sampled import Bracket, exploitability_bracket
 from distcfr.evaluate.strategy import Strategy
@@ -77,11 +78,17 @@ def load_class_strategy(path) -> ClassStrategy:
             kernel = sampled_kernel(game)
         except (DistcfrError, AttributeError) as err:
             raise BadFile(f"{path}: its game {spec[:200]!r} cannot be sampled: {err}") from None
+        check_fits(class_tables_bytes(kernel), f"{path}: a strategy of {game.spec}")
         dims = {"game": game.spec, "classes": kernel.n_classes, "variants": len(game.variant_labels),
                 "label_bytes": max(len(label.encode()) for label in game.variant_labels)}
         fields = file.read(dims, class_strategy_schema(_blocks(kernel)))
+        unchecked = None if file.checked else file.version  # written before files carried checksums
     tables = {name: table.astype(np.float32) for name, table in fields["tables"].items()}
     meta = {key: value for key, value in fields["meta"].items() if value is not None}
+    if "evaluation" in meta:  # the declared keys a row has (absent ones read as None)
+        meta["evaluation"] = [{k: v for k, v in row.items() if v is not None} for row in meta["evaluation"]]
+    if unchecked is not None:
+        meta["unchecked"] = unchecked
     return ClassStrategy(game, tables, meta)
 
 

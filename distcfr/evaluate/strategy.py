@@ -13,6 +13,7 @@ from functools import cached_property
 import numpy as np
 
 from distcfr.engine.layout import Layout
+from distcfr.engine.memory import check_fits, exact_estimate
 from distcfr.engine.shard_set import LocalShards
 from distcfr.errors import BadFile, BadParameter, DistcfrError
 from distcfr.evaluate.evaluator import Evaluator
@@ -137,11 +138,14 @@ def load_strategy(path) -> Strategy:
         layout = game_layout(path, file.header["game"])
         fields = file.read(game_dims(layout))
     meta = {key: fields[key] for key in ("algorithm", "iterations", "rule", "evaluation")}
+    if not file.checked:  # a file of an earlier version, written before files carried checksums
+        meta["unchecked"] = file.version
     return Strategy(layout, fields["probabilities"], meta=meta)
 
 
-def game_layout(path, spec: str) -> Layout:
-    """The layout of the game a file names; BadFile when that game cannot be loaded."""
+def game_layout(path, spec: str, tables_only: bool = False) -> Layout:
+    """The layout of the game a file names; BadFile when that game cannot be loaded, BadParameter
+    when evaluating it in this process (``tables_only``: holding its tables) cannot fit."""
     try:
         game = load_game(spec)
     except DistcfrError as err:
@@ -149,4 +153,7 @@ def game_layout(path, spec: str) -> Layout:
     problem = game.exact_size_problem()
     if problem:  # no exact run made this file; building the layout could take what the machine has
         raise BadFile(f"{path}: its game {game.spec} is not solved exactly: {problem}")
+    # what evaluating it takes, from the game's sizes: refused here rather than while allocating
+    memory = exact_estimate(game)
+    check_fits(memory.coordinator if tables_only else memory.this_machine, f"{path}: its game {game.spec}")
     return Layout(game)

@@ -7,11 +7,11 @@ from __future__ import annotations
 import numpy as np
 
 from distcfr.io.paths import write_atomic
-from distcfr.io.schema import Array, Int, Null, Opt, Schema, SchemaFile, Str
+from distcfr.io.schema import MAX_ITERATION, Array, Int, Null, Opt, Schema, SchemaFile, Str
 from distcfr.io.strategy_file import GAME_SPEC, RULE, TABLE
 
 KIND = "distcfr-checkpoint"
-VERSION = 1
+VERSION = 2  # 2: sealed by checksums (io.schema.seal); version 1 files are refused by name
 UPDATES = ("alternating", "simultaneous")
 MODES = ("exact", "sampled")
 # the game, and which solver wrote the file (absent: exact; "sampled": the whole-table sampled checkpoints
@@ -22,7 +22,7 @@ CHECKPOINT = Schema(KIND, VERSION, header=HEADER, body={
     "rule": RULE,
     "updates": Str(16, choices=UPDATES),
     "shards": Int(1, "deals"),
-    "iteration": Int(0),
+    "iteration": Int(0, MAX_ITERATION),
     "phase": Int(0, 1),  # alternating updates: the player who updates next
     "rng_state": Null(),  # exact solves draw no random numbers; a sampling solver stores its stream key here
     "regrets": Array("<f8", TABLE, values="finite"),

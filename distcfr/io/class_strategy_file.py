@@ -6,23 +6,33 @@ distcfr.evaluate.class_strategy's; the schema below is the whole of what such a 
 from __future__ import annotations
 
 from distcfr.io.paths import write_atomic
-from distcfr.io.schema import Array, Either, Float, Int, List, Map, Opt, Record, Schema, SchemaFile, Str
+from distcfr.io.schema import MAX_ITERATION, Array, Float, Int, List, Opt, Record, Schema, SchemaFile, Str
 from distcfr.io.strategy_file import GAME_SPEC, RULE
 
 KIND = "distcfr-class-strategy"
-VERSION = 1
+VERSION = 2  # 2: sealed by checksums (io.schema.seal), evaluation declared; 1 is still read, unchecked
+
+# one stack's evaluation: the bracket's value and its standard error, its upper estimate, the 95% interval
+# and both estimates (BB per hand); every key but the stack's label optional
+EVALUATION = {
+    "variant": Str("label_bytes"),
+    "value": Opt(Float()),
+    "value_se": Opt(Float(lo=0.0)),
+    "exploitability": Opt(Float()),
+    "exploitability_ci": Opt(List(Float(), length=2)),
+    "exploitability_estimates": Opt(List(Float(), length=2)),
+}
 
 # what a sampled run records beside its tables; every key optional
 META = {
     "algorithm": Opt(Str(64)),
-    "iterations": Opt(Int(0)),
+    "iterations": Opt(Int(0, MAX_ITERATION)),
     "deals": Opt(Int(0, 2**63)),
     "seed": Opt(Int(0, 2**63 - 1)),
     "batch": Opt(Int(1, 2**40)),
     "rule": Opt(RULE),
-    # the evaluation printed when the file was written: per stack, numbers and (low, high) pairs
-    "evaluation": Opt(List(Map(Either((Str("label_bytes"), Float(), List(Float(), max_len=2))), max_len=16,
-                               key_len=64), max_len="variants")),
+    # the evaluation printed when the file was written: per stack (evaluate.summary.sampled_summary)
+    "evaluation": Opt(List(Record(EVALUATION), max_len="variants")),
 }
 
 
@@ -31,10 +41,11 @@ def class_strategy_schema(blocks: dict[str, tuple[int, ...]]) -> Schema:
     class axis, dimension ``classes``; the last axis is the block's actions)."""
     tables = {name: Array("<f2", ("classes", *shape), values="distribution", legal=None)
               for name, shape in blocks.items()}
-    return Schema(KIND, VERSION, header={"game": GAME_SPEC}, body={"meta": Record(META), "tables": Record(tables)})
+    return Schema(KIND, VERSION, header={"game": GAME_SPEC}, body={"meta": Record(META), "tables": Record(tables)},
+                  unchecked=(1,))
 
 
-HEADER_ONLY = Schema(KIND, VERSION, header={"game": GAME_SPEC})
+HEADER_ONLY = Schema(KIND, VERSION, header={"game": GAME_SPEC}, unchecked=(1,))
 
 
 def write_class_strategy_file(path, schema: Schema, *, game: str, meta: dict, tables: dict) -> None:

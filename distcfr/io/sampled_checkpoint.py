@@ -21,11 +21,11 @@ import numpy as np
 
 from distcfr.errors import BadFile
 from distcfr.io.paths import atomic_writer, read_exactly
-from distcfr.io.schema import Context, Int, Schema, SchemaFile, Str, check_fields, check_values
+from distcfr.io.schema import MAX_ITERATION, Context, Int, Schema, SchemaFile, Str, check_fields, check_values, sealed
 from distcfr.io.strategy_file import GAME_SPEC, RULE
 
 KIND = "distcfr-sampled-checkpoint"
-VERSION = 1
+VERSION = 2  # 2: the header map sealed by checksums (io.schema.seal); version 1 files are refused by name
 CHUNK_BYTES = 1 << 26  # a chunk is as many whole rows as fit in 64 MiB (at least one)
 _BIN32, _UINT32 = 0xC6, 0xCE  # msgpack markers: bin with a 4-byte length, unsigned 32-bit integer
 _CHUNK_HEAD, _CHUNK_TAIL = 5, 5  # marker and length before the bytes; marker and CRC after them
@@ -36,7 +36,7 @@ SCHEMA = Schema(KIND, VERSION, header={"game": GAME_SPEC}, body={
     "seed": Int(0, 2**63 - 1),
     "batch": Int(1, 2**40),
     "shards": Int(1, 2**40),
-    "iteration": Int(0),
+    "iteration": Int(0, MAX_ITERATION),
     "phase": Int(0, 1),  # the player who updates next
     "dtype": Str(8, choices=TABLE_DTYPES),  # every table's
     "chunk_bytes": Int(1, 2**31),  # rows per chunk: max(1, chunk_bytes // bytes per row)
@@ -112,6 +112,8 @@ class SampledCheckpointFile:
             raise BadFile(f"{path}: its header is corrupt or longer than {len(head)} bytes") from None
         if not isinstance(obj, dict):
             raise BadFile(f"{path} is not a {KIND} file")
+        if not sealed(head[:unpacker.tell()]):
+            raise BadFile(f"{path}: its header fails its checksum (the file is corrupt)")
         fields = check_fields(SCHEMA.fields, obj, Context(path, dims))
         self.offset, self._tables = unpacker.tell(), list(tables)
         self.dtype, self.chunk_bytes = fields["dtype"], fields["chunk_bytes"]
@@ -121,7 +123,8 @@ class SampledCheckpointFile:
             what = "truncated" if self.file.size < expected else "longer than its tables"
             raise BadFile(f"{path} is {self.file.size:,} bytes where a checkpoint of {dims.get('game')} is "
                           f"{expected:,} ({what}: corrupt, or not this game's)")
-        self.fields = {k: v for k, v in fields.items() if k not in ("format", "version", "dtype", "chunk_bytes")}
+        self.fields = {k: v for k, v in fields.items()
+                       if k not in ("format", "version", "dtype", "chunk_bytes", "header_crc", "crc")}
         return self.fields
 
     def tables(self) -> Iterator[tuple[str, int, np.ndarray]]:

@@ -7,8 +7,10 @@ Reading one is two steps:
    such as the game spec, written first) with tight limits;
 2. the caller turns the header into the declared game's dimensions (``dims``: table sizes,
    labels, legal actions; see ``game_dims``), and ``SchemaFile.read(dims)`` reads the rest.
-   The file may not be longer, and no string, binary, array or map in it may be longer, than
-   the schema allows for that game; nothing is ever unpickled or decoded as an extension type.
+   The file may not be longer (nor shorter than its arrays), and no string, binary, array or
+   map in it may be longer, than the schema allows for that game; nothing is ever unpickled
+   or decoded as an extension type. Before any of that, the file's checksums are checked
+   (``seal``: one over the header before a header field is used, one over the whole file).
    Every field is then checked against its declaration (type, bounds, array dtype and shape,
    finite values, probability distributions over the legal actions) and a BadFile (one line)
    names the first that is wrong.
@@ -20,6 +22,8 @@ sizes given as numbers or as names of dimensions the reader supplies.
 from __future__ import annotations
 
 import math
+import struct
+import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,6 +37,10 @@ from distcfr.io.paths import open_for_read, read_exactly
 Bound = int | str  # a number, or the name of one of the dimensions given to SchemaFile.read
 HEAD_BYTES = 1 << 16  # the header (format, version, game spec) is read from at most this many bytes
 MAX_INT = 2**53  # integers above this cannot be counts of anything a run did
+MAX_ITERATION = 2**31 - 1  # iterations a run may reach: int32 counters, float64 weights up to t^3 stay exact
+MAX_TABLE = 1e30  # no regret, sum or prediction of a real run comes near (float32 tops at 3.4e38)
+HEADER_CRC, CRC = "header_crc", "crc"  # the checksums of a checked file (see ``seal``)
+_CRC_TAIL = b"\xa3crc\xce"  # the key "crc" and a uint32 marker: the last entry of a sealed map
 _TOLERANCE = 1e-6  # how far a row of probabilities may sum from one
 
 
@@ -87,6 +95,10 @@ class Field:
 
     def limits(self, ctx: Context) -> Limits:
         return Limits()
+
+    def min_bytes(self, ctx: Context) -> int:
+        """The shortest msgpack encoding a valid value can have."""
+        return 1
 
 
 @dataclass(frozen=True)
@@ -172,6 +184,9 @@ class Opt(Field):
 
     def check(self, value, ctx, name):
         return None if value is None else self.inner.check(value, ctx, name)
+
+    def min_bytes(self, ctx):
+        return 0
 
     def max_bytes(self, ctx):
         return self.inner.max_bytes(ctx)
@@ -281,6 +296,9 @@ class Record(Field):
     def max_bytes(self, ctx):
         return fields_max_bytes(self.fields, ctx)
 
+    def min_bytes(self, ctx):
+        return fields_min_bytes(self.fields, ctx)
+
     def limits(self, ctx):
         return fields_limits(self.fields, ctx)
 
@@ -342,6 +360,9 @@ class Array(Field):
     def max_bytes(self, ctx):
         return 64 + 9 * len(self.shape) + self._bytes(ctx)
 
+    def min_bytes(self, ctx):
+        return math.prod(self._shape(ctx)) * min(np.dtype(d).itemsize for d in self.dtypes)
+
     def limits(self, ctx):
         return Limits(str=8, bin=self._bytes(ctx), array=len(self.shape), map=3)
 
@@ -350,6 +371,9 @@ def check_values(array: np.ndarray, kind: str, ctx: Context, name: str, legal=No
     """BadFile unless ``array`` holds what ``kind`` (one of ``VALUE_CHECKS``) says."""
     if not np.isfinite(array).all():
         raise ctx.fail(name, "holds values that are not finite (NaN or infinity)")
+    largest = float(np.abs(array).max(initial=0))
+    if largest >= MAX_TABLE:
+        raise ctx.fail(name, f"holds a value of magnitude {largest:.3g}, beyond the {MAX_TABLE:g} no run reaches")
     if kind == "finite":
         return
     if (array < 0).any():
@@ -391,6 +415,10 @@ def fields_max_bytes(fields: Mapping[str, Field], ctx: Context) -> int:
     return 5 + sum(5 + len(key) + spec.max_bytes(ctx) for key, spec in fields.items())
 
 
+def fields_min_bytes(fields: Mapping[str, Field], ctx: Context) -> int:
+    return sum(spec.min_bytes(ctx) for spec in fields.values() if not spec.nullable)
+
+
 def fields_limits(fields: Mapping[str, Field], ctx: Context) -> Limits:
     out = Limits(str=max(map(len, fields), default=0), map=len(fields))
     for spec in fields.values():
@@ -408,26 +436,76 @@ class Schema:
     version: int
     header: Mapping[str, Field]
     body: Mapping[str, Field] = field(default_factory=dict)
+    unchecked: tuple[int, ...] = ()  # earlier versions still read: the same fields without checksums
+
+    def fields_of(self, version: int) -> dict[str, Field]:
+        """Every field a file of ``version`` holds (the checksums from this version on)."""
+        sums = {} if version in self.unchecked else {HEADER_CRC: CHECKSUM, CRC: CHECKSUM}
+        return {"format": Str(64), "version": Int(0, 2**31), **self.header, **self.body, **sums}
 
     @property
     def fields(self) -> dict[str, Field]:
-        return {"format": Str(64), "version": Int(0, 2**31), **self.header, **self.body}
+        return self.fields_of(self.version)
 
     def encode(self, values: Mapping[str, Any]) -> bytes:
-        """The msgpack bytes of a file holding ``values`` (arrays as numpy arrays); the header
-        fields come first, so a reader can decode them alone."""
+        """The msgpack bytes of a file holding ``values`` (arrays as numpy arrays), sealed: the
+        header fields come first, so a reader can decode them alone, then the header's checksum,
+        the body and the checksum of all of it (``seal``)."""
         declared = {**self.header, **self.body}
         unknown = set(values) - set(declared)
         assert not unknown, f"fields {unknown} are not declared in the {self.kind} schema"
-        obj = {"format": self.kind, "version": self.version}
+        entries: list[tuple[str, Any]] = [("format", self.kind), ("version", self.version)]
+        n_header = 0
         for key, spec in declared.items():
             if key not in values and spec.nullable:
                 continue  # an optional field not given is left out
-            obj[key] = _encoded(values.get(key))
-        return msgpack.packb(obj, use_bin_type=True)
+            entries.append((key, _encoded(values.get(key))))
+            n_header += key in self.header
+        return seal(entries, 2 + n_header)
 
     def open(self, path) -> SchemaFile:
         return SchemaFile(self, path)
+
+
+CHECKSUM = Int(0, 2**32 - 1)
+
+
+def seal(entries: list[tuple[str, Any]], n_header: int) -> bytes:
+    """The msgpack map of ``entries`` with two more: after the first ``n_header``, ``header_crc``
+    (the CRC-32 of every byte before that key), and last ``crc`` (of every byte before it), each
+    a uint32 of five bytes. A flipped bit anywhere then fails one of them: readers check the
+    header's before using any header field and the whole file's before decoding the body."""
+    packer = msgpack.Packer(use_bin_type=True)
+    out = bytearray(packer.pack_map_header(len(entries) + 2))
+    for i, (key, value) in enumerate(entries):
+        if i == n_header:
+            out += _crc_entry(packer, HEADER_CRC, out)
+        out += packer.pack(key) + packer.pack(value)
+    if n_header >= len(entries):
+        out += _crc_entry(packer, HEADER_CRC, out)
+    out += _crc_entry(packer, CRC, out)
+    return bytes(out)
+
+
+def seal_map(obj: Mapping[str, Any], n_header: int | None = None) -> bytes:
+    """A decoded file map (keys in file order, arrays as encoded maps) sealed again, its old
+    checksums dropped: its first ``n_header`` keys are the header (default: those before its
+    ``header_crc``, or all). For tools that rewrite a file, and for tests that craft one."""
+    keys = list(obj)
+    if n_header is None:
+        n_header = keys.index(HEADER_CRC) if HEADER_CRC in keys else len(keys)
+    return seal([(k, v) for k, v in obj.items() if k not in (HEADER_CRC, CRC)], n_header)
+
+
+def _crc_entry(packer, key: str, data) -> bytes:
+    return packer.pack(key) + struct.pack(">BI", 0xCE, zlib.crc32(data))
+
+
+def sealed(data: bytes) -> bool:
+    """Whether ``data`` (a map written by ``seal``, nothing after it) ends with the checksum of
+    everything before its ``crc``."""
+    return (len(data) > 9 and data[-9:-4] == _CRC_TAIL
+            and struct.unpack(">I", data[-4:])[0] == zlib.crc32(memoryview(data)[:-9]))
 
 
 def _encoded(value):
@@ -482,7 +560,7 @@ class SchemaFile:
 
     def _read_header(self) -> dict:
         schema, path = self.schema, self.path
-        wanted = {"format": Str(64), "version": Int(0, 2**31), **schema.header}
+        wanted = {"format": Str(64), "version": Int(0, 2**31), **schema.header, HEADER_CRC: CHECKSUM}
         ctx = Context(path, {})
         small = Limits()
         for spec in wanted.values():
@@ -493,13 +571,18 @@ class SchemaFile:
                                     max_ext_len=0)
         unpacker.feed(self.head)
         found: dict[str, Any] = {}
+        header_end = 0
         try:
             n = unpacker.read_map_header()
             for _ in range(min(n, len(wanted))):
+                at = unpacker.tell()
                 key = unpacker.unpack()
                 if key not in wanted or key in found:
                     break
                 found[key] = unpacker.unpack()
+                if key == HEADER_CRC:
+                    header_end = at
+                    break
                 if key == "format" and found[key] != schema.kind:
                     break
         except msgpack.OutOfData:
@@ -515,14 +598,19 @@ class SchemaFile:
         if kind != schema.kind:
             known = isinstance(kind, str) and len(kind) <= 64
             raise BadFile(f"{path} is not a {schema.kind} file" + (f" (it is {kind!r})" if known and kind else ""))
-        if found.get("version") != schema.version:
-            version = found.get("version")
+        version = found.get("version")
+        if version != schema.version and (version not in schema.unchecked or isinstance(version, bool)):
             shown = repr(version) if isinstance(version, int | str | None) and len(repr(version)) < 40 else "?"
             raise BadFile(f"{path} has {schema.kind} format version {shown}; this distcfr reads version "
-                          f"{schema.version}")
-        missing = sorted(k for k, spec in wanted.items() if k not in found and not spec.nullable)
+                          f"{schema.version}" + (f" (and {', '.join(map(str, schema.unchecked))} unchecked)"
+                                                 if schema.unchecked else ""))
+        self.version = version
+        self.checked = version not in schema.unchecked  # false: an earlier version's file, without checksums
+        missing = sorted(k for k, spec in schema.header.items() if k not in found and not spec.nullable)
         if missing:
             raise BadFile(f"{path}: field {missing[0]!r} is missing or not at the start of the file")
+        if self.checked and (found.get(HEADER_CRC) != zlib.crc32(self.head[:header_end]) or not header_end):
+            raise BadFile(f"{path}: its header fails its checksum (the file is corrupt)")
         return {key: spec.check(found.get(key), ctx, key) for key, spec in schema.header.items()}
 
     def read(self, dims: Mapping[str, Any], schema: Schema | None = None) -> dict:
@@ -535,15 +623,22 @@ class SchemaFile:
             (self.schema.kind, self.schema.version, dict(self.schema.header))
         path = self.path
         ctx = Context(path, dims)
-        fields = schema.fields
+        fields = schema.fields_of(self.version)
         most = fields_max_bytes(fields, ctx)
         game = dims.get("game")
         if self.size > most:
             raise BadFile(f"{path} is {self.size:,} bytes, more than a {schema.kind} file of {game} can be "
                           f"({most:,}): its contents do not match game {game}")
-        data = self.head + read_exactly(self.handle, most + 1 - len(self.head), path)
-        if len(data) > most:
-            raise BadFile(f"{path} grew while it was read")
+        least = fields_min_bytes(fields, ctx)
+        if self.size < least:
+            raise BadFile(f"{path} has {self.size:,} bytes; a {schema.kind} file of {game} needs at least "
+                          f"{least:,}: its contents do not match game {game} (truncated, or crafted)")
+        # the file's own size, never the game's largest: a short file naming a huge game allocates nothing
+        data = self.head + read_exactly(self.handle, self.size + 1 - len(self.head), path)
+        if len(data) != self.size:
+            raise BadFile(f"{path} changed size while it was read")
+        if self.checked and not sealed(data):
+            raise BadFile(f"{path} fails its checksum (the file is corrupt)")
         limits = fields_limits(fields, ctx)
         try:
             obj = msgpack.unpackb(data, raw=False, strict_map_key=True, ext_hook=_no_extensions,
@@ -554,7 +649,8 @@ class SchemaFile:
         if not isinstance(obj, dict):
             raise BadFile(f"{path} is not a {schema.kind} file")
         values = check_fields(fields, obj, ctx)
-        del values["format"], values["version"]
+        for key in ("format", "version", HEADER_CRC, CRC):
+            values.pop(key, None)
         return values
 
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 import numpy as np
 
 from distcfr.io.paths import write_atomic
-from distcfr.io.schema import Array, Either, Float, Int, List, Map, Record, Schema, SchemaFile, Str
+from distcfr.io.schema import MAX_ITERATION, Array, Either, Float, Int, List, Map, Record, Schema, SchemaFile, Str
 
 KIND = "distcfr-strategy"
-VERSION = 1
+VERSION = 2  # 2: sealed by checksums (io.schema.seal); 1 is still read, unchecked
 TABLE = ("variants", "infosets", "actions")
 GAME_SPEC = Str(4096)
 RULE = Map(Either((Str(64), Float())), max_len=16)  # {"name": rule, parameter: value}; {} for none
@@ -19,7 +19,7 @@ RULE = Map(Either((Str(64), Float())), max_len=16)  # {"name": rule, parameter: 
 STRATEGY = Schema(KIND, VERSION, header={"game": GAME_SPEC}, body={
     "algorithm": Str(64),
     "rule": RULE,
-    "iterations": Int(0),
+    "iterations": Int(0, MAX_ITERATION),
     "variants": List(Str("label_bytes"), length="variants", equals="variant_labels"),
     "infosets": List(Str("label_bytes"), length="infosets", equals="labels"),
     "actions": List(List(Str("label_bytes"), max_len="actions"), length="infosets", equals="action_labels"),
@@ -29,7 +29,7 @@ STRATEGY = Schema(KIND, VERSION, header={"game": GAME_SPEC}, body={
         List(Record({"variant": Str("label_bytes"), "value": Float(), "exploitability": Float(),
                      "best_response": List(Float(), length=2)}), max_len="variants"),
         Map(Float(), max_len=0))),
-})
+}, unchecked=(1,))
 
 
 def write_strategy_file(path, *, game: str, algorithm: str, rule: dict, iterations: int, variants: list[str],

@@ -72,7 +72,7 @@ class Checkpoint:
                               f"reads; start the run again")
             if file.header["mode"] not in (None, "exact"):
                 raise BadFile(f"{path} is a checkpoint of a {file.header['mode']} solve, not of an exact one")
-            layout = game_layout(path, spec)
+            layout = game_layout(path, spec, tables_only=True)  # where the shards go is the resume's launch's
             fields = file.read(game_dims(layout))
         try:
             rule = rule_from_fields(fields["rule"], complete=True)

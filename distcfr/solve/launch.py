@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from distcfr.engine.kernels import can_sample, sampled_kernel
-from distcfr.engine.memory import MemoryEstimate, available_bytes, estimate, sampled_estimate
+from distcfr.engine.memory import MemoryEstimate, available_bytes, check_fits, estimate, sampled_estimate
 from distcfr.engine.rules import AUTO
 from distcfr.errors import BadParameter
 from distcfr.games.base import Game
@@ -123,11 +123,8 @@ class Launch:
         self.memory = memory
         available = available_bytes()
         self._say(memory.describe() + f" of {available / 1e9:.1f} GB available")
-        if memory.this_machine > available:
-            raise BadParameter(f"{spec} needs about {memory.this_machine / 1e9:.1f} GB here, "
-                               f"{available / 1e9:.1f} GB are available: use fewer stacks, a smaller game or "
-                               "a cluster (--address)")
-        return available
+        return check_fits(memory.this_machine, spec, available, "use fewer stacks, a smaller game or a cluster "
+                          "(--address)")
 
     def _say(self, text: str) -> None:
         if self.report is not None:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from distcfr.errors import BadParameter, WorkersLost
+from distcfr.io.schema import MAX_ITERATION
 
 if TYPE_CHECKING:
     from distcfr.solve.contract import SolverContract as Solver
@@ -46,8 +47,8 @@ class RunPlan:
     def __post_init__(self):
         if self.iterations is None and self.target is None and self.seconds is None:
             raise BadParameter("give iterations, target_exploitability, a time limit or several")
-        if self.iterations is not None and self.iterations < 1:
-            raise BadParameter(f"iterations must be positive, got {self.iterations}")
+        if self.iterations is not None and not 1 <= self.iterations <= MAX_ITERATION:
+            raise BadParameter(f"iterations must be 1 to {MAX_ITERATION} (what the files hold), got {self.iterations}")
         if self.target is not None and not self.target > 0:
             raise BadParameter(f"the target exploitability must be positive, got {self.target}")
         if self.eval_every < 1 or self.checkpoint_every < 1:
@@ -106,7 +107,7 @@ def run(solver: Solver, plan: RunPlan, on_iteration: Callable[[Solver, float | N
     previous = {sig: signal.signal(sig, on_signal) for sig in signals}
     start, first, eval_seconds = time.perf_counter(), solver.iteration, 0.0
     try:
-        while plan.iterations is None or solver.iteration < plan.iterations:
+        while (plan.iterations is None or solver.iteration < plan.iterations) and solver.iteration < MAX_ITERATION:
             if requested:
                 raise StopRequested
             try:
@@ -125,7 +126,8 @@ def run(solver: Solver, plan: RunPlan, on_iteration: Callable[[Solver, float | N
                     raise StopRequested from None
                 raise
             expl = None
-            last = plan.iterations is not None and solver.iteration >= plan.iterations
+            last = (plan.iterations is not None and solver.iteration >= plan.iterations) or \
+                solver.iteration >= MAX_ITERATION
             due = (plan.target is not None or plan.evaluate) and (solver.iteration % plan.eval_every == 0 or last)
             if due and not last and plan.eval_share is not None:  # evaluations kept to their share of the time
                 due = eval_seconds <= plan.eval_share * (time.perf_counter() - start)

@@ -8,6 +8,7 @@ from collections.abc import Callable
 import numpy as np
 
 from distcfr.engine.layout import Layout
+from distcfr.engine.memory import check_fits, exact_estimate
 from distcfr.engine.rules import AUTO, Rule, make_rule, regret_matching, update
 from distcfr.engine.shard_set import LocalShards, ShardSet
 from distcfr.errors import BadParameter
@@ -57,6 +58,8 @@ class Solver(SolverLifetime):
         if problem:
             raise BadParameter(f"{problem}: it is solved by sampling instead (python -m distcfr.train samples it "
                                "on its own; SampledSolver from Python)")
+        if shard_set is None:  # shards in this process (a launch's factory checks its own placement)
+            check_fits(exact_estimate(game, shards).this_machine, game.spec)
         self.game = game
         self.layout = layout = Layout(game)
         self.updates = updates
