@@ -75,7 +75,13 @@ def run_one(spec: str, variant: str, seed: int, budget: float, first: float) -> 
     algorithm, per_class = parse_variant(variant)
     batch = None if per_class is None else per_class * sampled_kernel(game).n_classes
     curve = []
-    with open_solver(game, sampling=True, workers=0, seed=seed, algorithm=algorithm, batch=batch) as solver:
+    forced = algorithm.startswith("!")  # a rule the sampled solver refuses, applied to the touched rows anyway
+    with open_solver(game, sampling=True, workers=0, seed=seed, algorithm="lcfr" if forced else algorithm,
+                     batch=batch) as solver:
+        if forced:
+            from distcfr.engine.rules import make_rule
+
+            solver.rule = make_rule(algorithm[1:])
         spent, start = 0.0, time.process_time()
         for mark in checkpoints(budget, first):
             while spent < mark:

@@ -59,6 +59,8 @@ class RuleKind:
     # form, which needs no pass over untouched rows), or why the rule is refused there
     sampled_weight: Callable[[int], float] | None = None
     not_sampled_because: str = ""
+    # the weight of iteration t's strategy sums when it differs from its regrets' (None: the same)
+    sampled_sum_weight: Callable[[int], float] | None = None
 
 
 def _dcfr(t: int, p: Mapping[str, float]) -> Discount:
@@ -234,6 +236,8 @@ def update_sampled_rows(rule: Rule, t: int, regrets: np.ndarray, sums: np.ndarra
         w = dtype.type(rule.kind.sampled_weight(t))
         q *= w
         regrets += q
+        if rule.kind.sampled_sum_weight is not None:
+            w = dtype.type(rule.kind.sampled_sum_weight(t))
         sums += (reach.astype(dtype) * w) * s
         return
     d = rule.discount(t)

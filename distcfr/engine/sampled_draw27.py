@@ -20,6 +20,8 @@ is the same on any number of workers. ``deal_values`` and ``class_deal_values`` 
 from __future__ import annotations
 
 import dataclasses
+import math
+from functools import lru_cache
 
 import numpy as np
 
@@ -123,24 +125,68 @@ class SampledDraw27:
         in class order, the other cards uniform from the rest of the deck; drawn from the stream keyed
         by (seed, *key). The class's canonical hand stands for all of its hands: the game and class
         strategies do not change under a permutation of suits."""
-        rng = np.random.Generator(np.random.Philox(key=seed, counter=[0, *key]))
+        return self.sample_blocks_deals(seed, [key], player, first, [counts])
+
+    def sample_blocks_deals(self, seed: int, keys: list[tuple[int, int, int]], player: int, first: int,
+                            counts: list[np.ndarray]) -> np.ndarray:
+        """The deals of :meth:`sample_class_deals` of consecutive runs of classes from ``first``, run i
+        with ``counts[i]`` and the stream keyed by (seed, *keys[i]), in one call: the same deals as
+        one call per run (each deal's cards are its own row's), for less fixed work per run."""
         deck, h = self.classes.deck, self.hand
-        hands = np.repeat(self.classes.representative(np.arange(first, first + len(counts))), counts, axis=0)
+        counts = [np.asarray(c) for c in counts]
+        every = np.concatenate(counts) if len(counts) > 1 else counts[0]
+        hands = np.repeat(self.classes.representative(np.arange(first, first + len(every))), every, axis=0)
         if not len(hands):
             return np.empty((0, 4 * h), dtype=np.int32)
+        size = len(deck) - h
+        offsets = [_shuffle_offsets(np.random.Generator(np.random.Philox(key=seed, counter=[0, *key])),
+                                    int(c.sum()), size, 3 * h) for key, c in zip(keys, counts) if c.sum()]
+        offsets = np.concatenate(offsets, axis=1) if len(offsets) > 1 else offsets[0]
         rest = np.ones((len(hands), len(deck)), dtype=bool)
         rest[np.arange(len(hands))[:, None], np.searchsorted(deck, hands)] = False
         perm = np.nonzero(rest)[1].reshape(len(hands), -1).astype(np.int32)  # (n, N - H) deck places left
-        others = deck[_shuffle_top(perm, 3 * h, rng)]  # (n, 3H): the other hand, then the stub
+        others = deck[_shuffled_top(perm, offsets)]  # (n, 3H): the other hand, then the stub
         cols = [hands, others[:, :h]] if player == 0 else [others[:, :h], hands]
         return np.concatenate([*cols, others[:, h:]], axis=1).astype(np.int32)
 
-    def _columns(self, deals: np.ndarray):
-        """Classes and canonical orders of both hands: (c1, c2 (D,), can1, can2 (H, D), stub (2H, D))."""
+    def sample_cycled_class_deals(self, seed: int, key: tuple[int, int, int], player: int, first: int,
+                                  counts: np.ndarray, before: np.ndarray) -> np.ndarray:
+        """As :meth:`sample_class_deals`, but the other player's hand walks a permuted cycle: the
+        j-th deal of class first + i is the (before[i] + j)-th of that class's endless sequence of
+        the other player's hands, which takes every hand of the rest of the deck once per cycle in
+        an order keyed by (seed, player, class, cycle) (:func:`_cycle_hands`). Each deal's other
+        hand is uniform on its own (the same expected update as :meth:`sample_class_deals`); over a
+        cycle each appears once. The stub is uniform from the cards left (stream (seed, *key))."""
+        counts, before = np.asarray(counts, dtype=np.int64), np.asarray(before, dtype=np.int64)
+        rng = np.random.Generator(np.random.Philox(key=seed, counter=[0, *key]))
+        deck, h = self.classes.deck, self.hand
+        classes = np.repeat(np.arange(first, first + len(counts)), counts)
+        if not len(classes):
+            return np.empty((0, 4 * h), dtype=np.int32)
+        hands = self.classes.representative(classes)
+        place = np.repeat(before - np.cumsum(counts) + counts, counts) + np.arange(len(classes))  # (n,) in the cycle
+        rest = np.ones((len(hands), len(deck)), dtype=bool)
+        rest[np.arange(len(hands))[:, None], np.searchsorted(deck, hands)] = False
+        perm = np.nonzero(rest)[1].reshape(len(hands), -1)  # (n, N - H) deck places left, ascending
+        chosen = np.take_along_axis(perm, _cycle_hands(seed, player, classes, place, len(deck) - h, h), axis=1)
+        rest[np.arange(len(hands))[:, None], chosen] = False
+        left = np.nonzero(rest)[1].reshape(len(hands), -1).astype(np.int32)  # (n, N - 2H)
+        stub = deck[_shuffle_top(left, 2 * h, rng)]
+        theirs = deck[chosen]
+        cols = [hands, theirs] if player == 0 else [theirs, hands]
+        return np.concatenate([*cols, stub], axis=1).astype(np.int32)
+
+    def _columns(self, deals: np.ndarray, known: tuple[int, np.ndarray] | None = None):
+        """Classes and canonical orders of both hands: (c1, c2 (D,), can1, can2 (H, D), stub (2H, D)).
+        ``known`` = (player, (D,) classes): that player's hands are those classes' representatives,
+        whose canonical order is ascending card id (as drawn by :meth:`sample_class_deals`): not
+        classified again."""
         cols = np.ascontiguousarray(np.asarray(deals, dtype=np.int32).T)  # (4H, D)
         h = self.hand
-        c1, can1 = self.classes.classify_columns(cols[:h])
-        c2, can2 = self.classes.classify_columns(cols[h:2 * h])
+        hands = [cols[:h], cols[h:2 * h]]
+        found = [self.classes.classify_columns(hands[u]) if known is None or u != known[0] else (known[1], hands[u])
+                 for u in (0, 1)]
+        (c1, can1), (c2, can2) = found
         return c1, c2, can1, can2, cols[2 * h:]
 
     def _showdown(self, can1, can2, stub) -> np.ndarray:
@@ -197,7 +243,8 @@ class SampledDraw27:
             out["x"] = x
         return out
 
-    def class_sums(self, sigma: dict, deals: np.ndarray, player: int, counts: np.ndarray) -> dict[str, ClassTotals]:
+    def class_sums(self, sigma: dict, deals: np.ndarray, player: int, counts: np.ndarray,
+                   first: int | None = None) -> dict[str, ClassTotals]:
         """Batch sums of ``player``'s counterfactual action values and own reach per hand class, for
         deals grouped by that player's class (:meth:`sample_class_deals`: ``counts[i]`` deals of the
         i-th class present, in class order). The same sums as :meth:`cfr_values`, computed per
@@ -208,11 +255,13 @@ class SampledDraw27:
         With w2 = the big blind's reach times the stake per mask and Wt the showdown signs, per
         draw-count group k: the button's draw values X_k = sum_deals w2_k Wt_k, its push value
         sum_k d1_k . X_k + sum (1 - q); the big blind's draw values Q_k = -sum_deals (p stake d1_k) Wt_k,
-        its call value d2 . Q.
+        its call value d2 . Q. With ``first``, the player's hands are the representatives of classes
+        first + i (as :meth:`sample_class_deals` draws them) and are not classified again.
         """
         counts = np.asarray(counts)
         present = np.flatnonzero(counts)
-        c1, c2, can1, can2, stub = self._columns(deals)
+        known = None if first is None else (player, np.repeat(np.arange(first, first + len(counts)), counts))
+        c1, c2, can1, can2, stub = self._columns(deals, known)
         starts = np.concatenate([[0], np.cumsum(counts[present])])
         rows = (c1, c2)[player][starts[:-1]]  # (G,) each class present
         out = {b.name: ClassTotals(rows, np.empty((len(rows), *b.shape), _WORK),
@@ -330,19 +379,74 @@ class SampledDraw27:
         return out
 
 
+_MIX = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB))
+
+
+def _mix(x: np.ndarray) -> np.ndarray:
+    """splitmix64's finaliser of uint64 words (a counter-based hash: no state, any order)."""
+    with np.errstate(over="ignore"):
+        x = (x + _MIX[0]) ^ ((x + _MIX[0]) >> np.uint64(30))
+        x = (x * _MIX[1]) ^ ((x * _MIX[1]) >> np.uint64(27))
+        x = x * _MIX[2]
+        return x ^ (x >> np.uint64(31))
+
+
+@lru_cache(maxsize=8)
+def _units(size: int) -> np.ndarray:
+    """(phi(size),) the residues of [1, size) prime to ``size`` (multipliers of affine permutations)."""
+    r = np.arange(1, max(size, 2), dtype=np.int64)
+    return r[np.gcd(r, size) == 1]
+
+
+@lru_cache(maxsize=8)
+def _binomials(n: int, k: int) -> np.ndarray:
+    """(k + 1, n + 1) int64 C(c, i) at [i, c]."""
+    return np.array([[math.comb(c, i) for c in range(n + 1)] for i in range(k + 1)], dtype=np.int64)
+
+
+def _cycle_hands(seed: int, player: int, classes: np.ndarray, place: np.ndarray, n: int, k: int) -> np.ndarray:
+    """(len(place), k) ascending k-subsets of range(n): the place-th entry of each class's endless
+    sequence in which every k-subset appears once per cycle of C(n, k). Cycle c of a class is the
+    affine permutation r -> (a r + b) mod C(n, k) of subsets in colexicographic rank, a (prime to
+    the size) and b drawn by hashing (seed, player, class, c): each entry is uniform on its own."""
+    size = math.comb(n, k)
+    cycle, r = np.divmod(place.astype(np.int64), size)
+    word = _mix(_mix(_mix(np.uint64(seed) ^ np.uint64(player)) ^ classes.astype(np.uint64)) ^ cycle.astype(np.uint64))
+    units = _units(size)
+    a = units[(word % np.uint64(len(units))).astype(np.int64)]
+    b = (_mix(word) % np.uint64(size)).astype(np.int64)
+    rank = (a * r % size + b) % size  # a r < size^2 < 2^63 for every deck of 52 cards or fewer
+    binom = _binomials(n, k)
+    out = np.empty((len(rank), k), dtype=np.int64)
+    for i in range(k, 0, -1):  # colexicographic unranking: the largest c with C(c, i) <= rank
+        c = np.searchsorted(binom[i], rank, side="right") - 1
+        out[:, i - 1] = c
+        rank = rank - binom[i, c]
+    return out
+
+
 def _shuffle_top(perm: np.ndarray, picks: int, rng: np.random.Generator) -> np.ndarray:
     """(n, picks) the first ``picks`` places of a partial Fisher-Yates shuffle of each row of
     ``perm`` (n, N), shuffled in place (a deal's cards in one row: its swaps stay in cache)."""
+    return _shuffled_top(perm, _shuffle_offsets(rng, perm.shape[0], perm.shape[1], picks))
+
+
+def _shuffle_offsets(rng: np.random.Generator, n: int, size: int, picks: int) -> np.ndarray:
+    """(picks, n) the swaps of :func:`_shuffle_top` of n rows of ``size``: place i with i + offset."""
+    return rng.integers(0, size - np.arange(picks)[:, None], size=(picks, n))
+
+
+def _shuffled_top(perm: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """(n, picks) :func:`_shuffle_top` with its swaps drawn (``offsets``, (picks, n))."""
     n, size = perm.shape
-    offsets = rng.integers(0, size - np.arange(picks)[:, None], size=(picks, n))  # swap i with i + offset
     flat = perm.reshape(-1)
     base = np.arange(n) * size
-    for i in range(picks):
+    for i in range(len(offsets)):
         j = base + i + offsets[i]
         top = perm[:, i].copy()
         perm[:, i] = flat[j]
         flat[j] = top
-    return perm[:, :picks]
+    return perm[:, :len(offsets)]
 
 
 # ---- the same strategy in the exact game ------------------------------------------------------------
