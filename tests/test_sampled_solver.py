@@ -18,13 +18,14 @@ from distcfr.train import main
 SMALL = "draw27(ranks=6,suits=2,hand=2,stacks=2:3:1)"
 
 
-def test_one_shard_matches_the_reference_driver():
+@pytest.mark.parametrize("rule", ["lcfr", "lcfr-cubic"])
+def test_one_shard_matches_the_reference_driver(rule):
     # the same deals (one shard) and float64 tables: the same arithmetic as the reference, except that
     # ours plays float32 current strategies (1e-7 apart), which 8 rounds of regret matching amplify
-    solver = SampledSolver(distcfr.load_game(SMALL), batch=300, seed=5, shards=1, table_dtype=np.float64)
+    solver = SampledSolver(distcfr.load_game(SMALL), rule, batch=300, seed=5, shards=1, table_dtype=np.float64)
     solver.solve(iterations=8)
     ours = solver.shards.group.average(np.float64)  # (the solver hands out float16, as files store it)
-    reference = solve_sampled(6, 2, 2, (2.0, 3.0), iterations=8, batch=300, seed=5)
+    reference = solve_sampled(6, 2, 2, (2.0, 3.0), iterations=8, batch=300, seed=5, rule=rule)
     for name, table in reference.items():
         assert np.abs(ours[name] - table).max() < 1e-5  # a different deal or update moves them by ~1e-1
 

@@ -86,6 +86,11 @@ RULES: dict[str, RuleKind] = {kind.name: kind for kind in (
     RuleKind("lcfr", "linear CFR (Brown & Sandholm 2019): regrets and averages weighted by t",
              lambda t, p: Discount(t, (t - 1) / t, (t - 1) / t, (t - 1) / t), sampled_weight=float,
              average_exponent=1.0),
+    RuleKind("lcfr-cubic", "linear CFR's regrets (weighted by t) with cubic averaging (strategy sums weighted by "
+             "t^3): the average leans on late iterates, which under chance sampling beats linear averaging "
+             "(bench/sampled_quality.py)",
+             lambda t, p: Discount(t, (t - 1) / t, (t - 1) / t, ((t - 1) / t) ** 3), sampled_weight=float,
+             sampled_sum_weight=lambda t: float(t) ** 3, average_exponent=3.0),
     RuleKind("pcfr+", "predictive CFR+ (Farina, Kroer & Sandholm 2021): CFR+ whose next strategy is regret "
              "matching on R + r_t, quadratic averaging",
              lambda t, p: Discount(t, 1.0, 1.0, ((t - 1) / t) ** 2), floor=True, predictive=True,
