@@ -32,10 +32,6 @@ CONFIGS = ("draw27(ranks=8,suits=2,hand=3,stacks=10)", "draw27(ranks=13,suits=1,
 def parse_variant(variant: str) -> tuple[str, int | None]:
     """(algorithm, deals per class per half-iteration or None for the default batch). ``rule~a``
     is ``rule``'s regrets with strategy sums weighted by t^a (registered here for the run)."""
-    variant, cycled, _ = variant.partition("+cyc")
-    from distcfr.engine.class_blocks import ClassBlockGroup
-
-    ClassBlockGroup.cycled = bool(cycled)
     algorithm, _, per_class = variant.partition("@")
     if algorithm.startswith("p") and "-" in algorithm:  # pR-S: regrets weighted t^R, sums t^S
         import dataclasses

@@ -111,7 +111,6 @@ class ClassBlockGroup:
     """Blocks [first, stop) of a sampled game and the table rows of their classes (what a Ray
     actor wraps). ``spec`` is the game's spec string; the kernel is built from it."""
 
-    cycled = False  # exploration toggle (bench/sampled_quality.py)
     restartable = False  # a fresh process would not have the rows: a run stops instead (distcfr.dist.ray_shards)
 
     def __init__(self, spec: str, n_blocks: int, first: int, stop: int, seed: int, batch: int,
@@ -214,25 +213,12 @@ class ClassBlockGroup:
         """The sums of the classes of blocks [block, end), each block's deals from its own stream."""
         lo, hi = int(self.bounds[block]), int(self.bounds[end])
         counts = class_deal_counts(self.batch, self.kernel.n_classes, iteration, lo, hi)
-        if self.cycled:
-            deals = np.concatenate([self._block_deals(player, iteration, b) for b in range(block, end)])
-        else:
-            keys = [(STREAM_DOMAIN, 2 * iteration + player, b) for b in range(block, end)]
-            cuts = np.split(counts, self.bounds[block + 1:end] - lo)
-            deals = self.kernel.sample_blocks_deals(self.seed, keys, player, lo, cuts)
+        keys = [(STREAM_DOMAIN, 2 * iteration + player, b) for b in range(block, end)]
+        cuts = np.split(counts, self.bounds[block + 1:end] - lo)
+        deals = self.kernel.sample_blocks_deals(self.seed, keys, player, lo, cuts)
         if not len(deals):
             return {}, 0
         return self.kernel.class_sums(sigma, deals, player, counts, first=lo), len(deals)
-
-    def _block_deals(self, player: int, iteration: int, block: int) -> np.ndarray:
-        """The deals of one block's classes in ``player``'s half of ``iteration``, in class order."""
-        lo, hi = int(self.bounds[block]), int(self.bounds[block + 1])
-        counts = class_deal_counts(self.batch, self.kernel.n_classes, iteration, lo, hi)
-        key = (STREAM_DOMAIN, 2 * iteration + player, block)
-        if self.cycled:
-            before = class_visits(self.batch, self.kernel.n_classes, iteration - 1)[lo:hi]
-            return self.kernel.sample_cycled_class_deals(self.seed, key, player, lo, counts, before)
-        return self.kernel.sample_class_deals(self.seed, key, player, lo, counts)
 
     def update(self, rule: Rule, iteration: int, name: str, at: slice, got, sigma: np.ndarray) -> None:
         """Add a block's sums ``got`` to block ``name``'s rows ``at`` (those of the block), played

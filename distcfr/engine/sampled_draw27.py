@@ -20,8 +20,6 @@ is the same on any number of workers. ``deal_values`` and ``class_deal_values`` 
 from __future__ import annotations
 
 import dataclasses
-import math
-from functools import lru_cache
 
 import numpy as np
 
@@ -148,33 +146,6 @@ class SampledDraw27:
         others = deck[_shuffled_top(perm, offsets)]  # (n, 3H): the other hand, then the stub
         cols = [hands, others[:, :h]] if player == 0 else [others[:, :h], hands]
         return np.concatenate([*cols, others[:, h:]], axis=1).astype(np.int32)
-
-    def sample_cycled_class_deals(self, seed: int, key: tuple[int, int, int], player: int, first: int,
-                                  counts: np.ndarray, before: np.ndarray) -> np.ndarray:
-        """As :meth:`sample_class_deals`, but the other player's hand walks a permuted cycle: the
-        j-th deal of class first + i is the (before[i] + j)-th of that class's endless sequence of
-        the other player's hands, which takes every hand of the rest of the deck once per cycle in
-        an order keyed by (seed, player, class, cycle) (:func:`_cycle_hands`). Each deal's other
-        hand is uniform on its own (the same expected update as :meth:`sample_class_deals`); over a
-        cycle each appears once. The stub is uniform from the cards left (stream (seed, *key))."""
-        counts, before = np.asarray(counts, dtype=np.int64), np.asarray(before, dtype=np.int64)
-        rng = np.random.Generator(np.random.Philox(key=seed, counter=[0, *key]))
-        deck, h = self.classes.deck, self.hand
-        classes = np.repeat(np.arange(first, first + len(counts)), counts)
-        if not len(classes):
-            return np.empty((0, 4 * h), dtype=np.int32)
-        hands = self.classes.representative(classes)
-        place = np.repeat(before - np.cumsum(counts) + counts, counts) + np.arange(len(classes))  # (n,) in the cycle
-        rest = np.ones((len(hands), len(deck)), dtype=bool)
-        rest[np.arange(len(hands))[:, None], np.searchsorted(deck, hands)] = False
-        perm = np.nonzero(rest)[1].reshape(len(hands), -1)  # (n, N - H) deck places left, ascending
-        chosen = np.take_along_axis(perm, _cycle_hands(seed, player, classes, place, len(deck) - h, h), axis=1)
-        rest[np.arange(len(hands))[:, None], chosen] = False
-        left = np.nonzero(rest)[1].reshape(len(hands), -1).astype(np.int32)  # (n, N - 2H)
-        stub = deck[_shuffle_top(left, 2 * h, rng)]
-        theirs = deck[chosen]
-        cols = [hands, theirs] if player == 0 else [theirs, hands]
-        return np.concatenate([*cols, stub], axis=1).astype(np.int32)
 
     def _columns(self, deals: np.ndarray, known: tuple[int, np.ndarray] | None = None):
         """Classes and canonical orders of both hands: (c1, c2 (D,), can1, can2 (H, D), stub (2H, D)).
@@ -377,52 +348,6 @@ class SampledDraw27:
             p, q, v2 = (v[key].astype(np.float64) for key in ("p", "q", "v2"))
             out[cut] = -0.5 * (1 - p) + p * ((1 - q) + q * v2)
         return out
-
-
-_MIX = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB))
-
-
-def _mix(x: np.ndarray) -> np.ndarray:
-    """splitmix64's finaliser of uint64 words (a counter-based hash: no state, any order)."""
-    with np.errstate(over="ignore"):
-        x = (x + _MIX[0]) ^ ((x + _MIX[0]) >> np.uint64(30))
-        x = (x * _MIX[1]) ^ ((x * _MIX[1]) >> np.uint64(27))
-        x = x * _MIX[2]
-        return x ^ (x >> np.uint64(31))
-
-
-@lru_cache(maxsize=8)
-def _units(size: int) -> np.ndarray:
-    """(phi(size),) the residues of [1, size) prime to ``size`` (multipliers of affine permutations)."""
-    r = np.arange(1, max(size, 2), dtype=np.int64)
-    return r[np.gcd(r, size) == 1]
-
-
-@lru_cache(maxsize=8)
-def _binomials(n: int, k: int) -> np.ndarray:
-    """(k + 1, n + 1) int64 C(c, i) at [i, c]."""
-    return np.array([[math.comb(c, i) for c in range(n + 1)] for i in range(k + 1)], dtype=np.int64)
-
-
-def _cycle_hands(seed: int, player: int, classes: np.ndarray, place: np.ndarray, n: int, k: int) -> np.ndarray:
-    """(len(place), k) ascending k-subsets of range(n): the place-th entry of each class's endless
-    sequence in which every k-subset appears once per cycle of C(n, k). Cycle c of a class is the
-    affine permutation r -> (a r + b) mod C(n, k) of subsets in colexicographic rank, a (prime to
-    the size) and b drawn by hashing (seed, player, class, c): each entry is uniform on its own."""
-    size = math.comb(n, k)
-    cycle, r = np.divmod(place.astype(np.int64), size)
-    word = _mix(_mix(_mix(np.uint64(seed) ^ np.uint64(player)) ^ classes.astype(np.uint64)) ^ cycle.astype(np.uint64))
-    units = _units(size)
-    a = units[(word % np.uint64(len(units))).astype(np.int64)]
-    b = (_mix(word) % np.uint64(size)).astype(np.int64)
-    rank = (a * r % size + b) % size  # a r < size^2 < 2^63 for every deck of 52 cards or fewer
-    binom = _binomials(n, k)
-    out = np.empty((len(rank), k), dtype=np.int64)
-    for i in range(k, 0, -1):  # colexicographic unranking: the largest c with C(c, i) <= rank
-        c = np.searchsorted(binom[i], rank, side="right") - 1
-        out[:, i - 1] = c
-        rank = rank - binom[i, c]
-    return out
 
 
 def _shuffle_top(perm: np.ndarray, picks: int, rng: np.random.Generator) -> np.ndarray:
