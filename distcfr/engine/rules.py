@@ -11,7 +11,7 @@ player:
 Adding a rule is one ``RuleKind`` entry in ``RULES`` (and its test); the CLI's choices and
 help, checkpoints and both solvers read the registry. Under chance sampling a rule is applied to
 the rows a batch touched (:func:`update_sampled_rows`): in weighted form where the registry gives
-one (``sampled_weight``: lcfr, cfr), which needs no pass over untouched rows; the others discount
+one (``sampled_weight``: lcfr, lcfr-cubic, cfr), which needs no pass over untouched rows; the others discount
 and floor, which throws sampled information away, and the sampled solver refuses them
 (``sampled_rule``; bench/sampled_rules.py measures why).
 """
@@ -175,8 +175,9 @@ def sampled_rule(name: str) -> Rule:
     registry marks as not used with sampling)."""
     rule = make_rule(name)
     if rule.kind.sampled_weight is None:
+        usable = ", ".join(name for name, kind in RULES.items() if kind.sampled_weight is not None)
         raise BadParameter(f"{rule.name} is not used with sampling: {rule.kind.not_sampled_because}; "
-                           f"use lcfr (the default) or cfr")
+                           f"use one of {usable}")
     return rule
 
 
