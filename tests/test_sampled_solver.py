@@ -178,6 +178,24 @@ def test_table_passes_in_cache_sized_pieces_give_the_bits_of_one_pass(monkeypatc
     assert state(1 << 40) == default
 
 
+def test_runs_of_blocks_in_one_call_give_the_bits_of_one_block_per_call(monkeypatch):
+    # in-process, consecutive class blocks are evaluated together (each drawing from its own stream); a class's
+    # sums are its own, so one block per call, the default runs and all blocks at once give the same bits
+    import distcfr.engine.class_blocks as class_blocks
+
+    game = distcfr.load_game("draw27(ranks=8,suits=2,hand=3,stacks=3:10:7)")
+
+    def state(run_deals):
+        monkeypatch.setattr(class_blocks, "RUN_DEALS", run_deals)
+        solver = SampledSolver(game, batch=1000, seed=4, shards=7)
+        solver.solve(iterations=4)
+        regrets, sums = solver.shards.tables()
+        return [a.tobytes() for a in (*regrets.values(), *sums.values())]
+
+    one_each = state(1)
+    assert state(300) == one_each and state(class_blocks.RUN_DEALS) == one_each and state(1 << 40) == one_each
+
+
 def test_each_stack_of_a_list_is_the_stack_solved_alone_to_float32_rounding():
     # the same deals (the stream does not depend on the stacks) and per-stack arithmetic; only BLAS's choice of
     # kernel for the stacks' rows of a product moves the last bits, so one iteration agrees to a few ulps
