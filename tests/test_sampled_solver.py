@@ -95,7 +95,7 @@ def test_show_reads_a_sampled_file(tmp_path, capsys):
 
     assert show([str(tmp_path / "s.msgpack"), "--hand", "7c3d"]) == 0
     printed = capsys.readouterr().out
-    assert "sampled lcfr after 20 iterations" in printed and "button after the big blind drew 2" in printed
+    assert "sampled lcfr-cubic after 20 iterations" in printed and "button after the big blind drew 2" in printed
     assert show([str(tmp_path / "s.msgpack"), "--hand", "7c7c"]) == 2
     capsys.readouterr()
     assert show([str(tmp_path / "s.msgpack"), "--stack", "3", "--hand", "7c3d"]) == 0
