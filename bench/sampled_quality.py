@@ -10,7 +10,10 @@ CPU-seconds of this process (``time.process_time``: other load on the machine do
 at a geometric series of CPU times (the budget, half of it, a quarter, ... down to
 ``--first``) the average strategy (as ``average_strategy()`` gives it: float16, what files keep)
 is evaluated exactly; evaluation time is taken off the clock. A variant is a sampled rule name,
-optionally with ``@N``: N deals per hand class per half-iteration (the default batch otherwise).
+optionally with ``@N``: N deals per hand class per half-iteration (the default batch otherwise);
+for leads not in the registry, ``pR-S`` weighs regrets by t^R and strategy sums by t^S, ``RULE~A``
+is RULE's regrets with sums weighted t^A, and ``!RULE`` applies a rule the sampled solver refuses
+(dcfr, cfr+) to the rows each batch touches.
 The table gives the median over seeds of the final exploitability per configuration and variant,
 and its ratio to the first variant's; ``--include`` adds the runs of earlier ``--json`` files (a
 baseline measured once) to the table and the figure.
