@@ -148,7 +148,8 @@ class _Accumulator:
         return ClassSums(self.rows, self.q, np.ascontiguousarray(reach), self.bits)
 
 
-RULES = {"lcfr": lambda t: float(t), "cfr": lambda t: 1.0}  # iteration weight of regrets and strategy sums
+# (iteration weight of regrets, of strategy sums)
+RULES = {"lcfr": (float, float), "cfr": (lambda t: 1.0, lambda t: 1.0), "lcfr-cubic": (float, lambda t: float(t) ** 3)}
 
 
 def regret_matching(regrets: np.ndarray) -> np.ndarray:
@@ -172,7 +173,7 @@ def solve_sampled(ranks: int, suits: int, hand: int, stacks, iterations: int, ba
     if rule not in RULES:
         raise ValueError(f"rule must be one of {sorted(RULES)}, not {rule!r}")
     game = SampledDraw27(ranks, suits, hand, stacks)
-    weight = RULES[rule]
+    weight, sum_weight = RULES[rule]
     regrets = {b.name: np.zeros((game.n_classes, *b.shape)) for b in game.blocks}
     sums = {b.name: np.zeros((game.n_classes, *b.shape)) for b in game.blocks}
     for t in range(1, iterations + 1):
@@ -183,7 +184,7 @@ def solve_sampled(ranks: int, suits: int, hand: int, stacks, iterations: int, ba
             for name, got in cfr_values(game, sigma, deals, players=(player,)).items():
                 s = sigma[name][got.rows]
                 regrets[name][got.rows] += weight(t) * (got.q - (s * got.q).sum(-1, keepdims=True))
-                sums[name][got.rows] += weight(t) * got.reach[..., None] * s
+                sums[name][got.rows] += sum_weight(t) * got.reach[..., None] * s
     return {name: regret_matching(s) for name, s in sums.items()}  # normalised sums; uniform where unreached
 
 

@@ -18,13 +18,14 @@ from distcfr.train import main
 SMALL = "draw27(ranks=6,suits=2,hand=2,stacks=2:3:1)"
 
 
-def test_one_shard_matches_the_reference_driver():
+@pytest.mark.parametrize("rule", ["lcfr", "lcfr-cubic"])
+def test_one_shard_matches_the_reference_driver(rule):
     # the same deals (one shard) and float64 tables: the same arithmetic as the reference, except that
     # ours plays float32 current strategies (1e-7 apart), which 8 rounds of regret matching amplify
-    solver = SampledSolver(distcfr.load_game(SMALL), batch=300, seed=5, shards=1, table_dtype=np.float64)
+    solver = SampledSolver(distcfr.load_game(SMALL), rule, batch=300, seed=5, shards=1, table_dtype=np.float64)
     solver.solve(iterations=8)
     ours = solver.shards.group.average(np.float64)  # (the solver hands out float16, as files store it)
-    reference = solve_sampled(6, 2, 2, (2.0, 3.0), iterations=8, batch=300, seed=5)
+    reference = solve_sampled(6, 2, 2, (2.0, 3.0), iterations=8, batch=300, seed=5, rule=rule)
     for name, table in reference.items():
         assert np.abs(ours[name] - table).max() < 1e-5  # a different deal or update moves them by ~1e-1
 
@@ -94,7 +95,7 @@ def test_show_reads_a_sampled_file(tmp_path, capsys):
 
     assert show([str(tmp_path / "s.msgpack"), "--hand", "7c3d"]) == 0
     printed = capsys.readouterr().out
-    assert "sampled lcfr after 20 iterations" in printed and "button after the big blind drew 2" in printed
+    assert "sampled lcfr-cubic after 20 iterations" in printed and "button after the big blind drew 2" in printed
     assert show([str(tmp_path / "s.msgpack"), "--hand", "7c7c"]) == 2
     capsys.readouterr()
     assert show([str(tmp_path / "s.msgpack"), "--stack", "3", "--hand", "7c3d"]) == 0
@@ -128,6 +129,8 @@ def test_a_half_iteration_cut_short_and_finished_later_gives_the_same_bits(monke
         regrets, sums = solver.shards.tables()
         return {(kind, name): t.tobytes() for kind, d in (("r", regrets), ("s", sums)) for name, t in d.items()}
 
+    import distcfr.engine.class_blocks as class_blocks
+
     straight = SampledSolver(game, batch=200, seed=2, shards=4)
     straight.solve(iterations=7)
     cut = SampledSolver(game, batch=200, seed=2, shards=4)
@@ -142,6 +145,8 @@ def test_a_half_iteration_cut_short_and_finished_later_gives_the_same_bits(monke
         return real(*args, **kwargs)
 
     monkeypatch.setattr(kernel, "class_sums", stopped_on_the_third_shard)
+    # one block per call (runs of blocks give the same bits: the straight run evaluates its 4 blocks in one)
+    monkeypatch.setattr(class_blocks, "RUN_DEALS", 1)
     with pytest.raises(KeyboardInterrupt):
         cut.step()
     assert cut.iteration == 3 and cut.in_flight == (0, 4)
@@ -171,6 +176,24 @@ def test_table_passes_in_cache_sized_pieces_give_the_bits_of_one_pass(monkeypatc
     default = state(class_blocks.CACHE_BYTES)
     assert state(1) == default
     assert state(1 << 40) == default
+
+
+def test_runs_of_blocks_in_one_call_give_the_bits_of_one_block_per_call(monkeypatch):
+    # in-process, consecutive class blocks are evaluated together (each drawing from its own stream); a class's
+    # sums are its own, so one block per call, the default runs and all blocks at once give the same bits
+    import distcfr.engine.class_blocks as class_blocks
+
+    game = distcfr.load_game("draw27(ranks=8,suits=2,hand=3,stacks=3:10:7)")
+
+    def state(run_deals):
+        monkeypatch.setattr(class_blocks, "RUN_DEALS", run_deals)
+        solver = SampledSolver(game, batch=1000, seed=4, shards=7)
+        solver.solve(iterations=4)
+        regrets, sums = solver.shards.tables()
+        return [a.tobytes() for a in (*regrets.values(), *sums.values())]
+
+    one_each = state(1)
+    assert state(300) == one_each and state(class_blocks.RUN_DEALS) == one_each and state(1 << 40) == one_each
 
 
 def test_each_stack_of_a_list_is_the_stack_solved_alone_to_float32_rounding():

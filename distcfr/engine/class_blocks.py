@@ -34,6 +34,7 @@ TABLE_DTYPE = np.float32  # regrets and sums: half the memory of float64 where t
 PUBLISH_ROWS = 4096  # strategy rows per object-store object: a worker never holds a copy of all of its rows
 CACHE_BYTES = 1 << 20  # rows a row-wise pass takes at a time: its temporaries stay in a core's cache
 ROWS_IN_FLIGHT = 2  # table chunks on their way at once while a checkpoint streams
+RUN_DEALS = 1 << 14  # deals of consecutive blocks evaluated in one call at most (see ClassBlockGroup._run_end)
 STREAM_DOMAIN = 2  # the deal streams of solves (0: uniform deals, 1: bracket deals by class)
 
 
@@ -179,31 +180,45 @@ class ClassBlockGroup:
             self.done = (player, iteration, self.first)
         deals = 0
         try:
-            for block in range(self.done[2], self.stop):
-                lo, hi = int(self.bounds[block]), int(self.bounds[block + 1])
-                at = slice(lo - self.lo, hi - self.lo)  # the block's rows of this group's tables
+            block = self.done[2]
+            while block < self.stop:
+                end = self._run_end(iteration, block)
+                lo, hi = int(self.bounds[block]), int(self.bounds[end])
+                at = slice(lo - self.lo, hi - self.lo)  # the run's rows of this group's tables
                 mine = {b.name: regret_matching_rows(self.regrets[b.name][at],
                                                      out=self._scratch("mine", b.name, hi - lo, np.float32))
                         for b in self.kernel.blocks if b.player == player}  # the strategy that plays this iteration
                 sigma = theirs | {name: RowTable([lo, hi], [table]) for name, table in mine.items()}
                 self.interruptible = True  # sums only: a stop here loses nothing
-                got, n = self._block_sums(sigma, player, iteration, block)
+                got, n = self._run_sums(sigma, player, iteration, block, end)
                 self.interruptible = False  # the tables change: not to be left half-written
                 for name, sums in got.items():
                     self.update(rule, iteration, name, at, sums, mine[name])
-                self.done, deals = (player, iteration, block + 1), deals + n
+                self.done, deals, block = (player, iteration, end), deals + n, end
         finally:
             self.interruptible = False
         return self.sigma(player), deals
 
-    def _block_sums(self, sigma: dict, player: int, iteration: int, block: int) -> tuple[dict, int]:
-        lo, hi = int(self.bounds[block]), int(self.bounds[block + 1])
+    def _run_end(self, iteration: int, block: int) -> int:
+        """The end of the run of blocks from ``block`` evaluated in one call: as many as hold at
+        most ``RUN_DEALS`` deals together, one at least. Each block draws its own deals from its
+        own stream and a class's sums do not depend on the other classes in the call, so runs
+        change the cost of the fixed per-call work of small games, never the bits."""
+        lo = int(self.bounds[block])
+        counts = class_deal_counts(self.batch, self.kernel.n_classes, iteration, lo, int(self.bounds[self.stop]))
+        total = np.cumsum(counts)[self.bounds[block + 1:self.stop + 1] - lo - 1]  # (blocks left,) deals to each end
+        return block + max(1, int(np.searchsorted(total, RUN_DEALS, side="right")))
+
+    def _run_sums(self, sigma: dict, player: int, iteration: int, block: int, end: int) -> tuple[dict, int]:
+        """The sums of the classes of blocks [block, end), each block's deals from its own stream."""
+        lo, hi = int(self.bounds[block]), int(self.bounds[end])
         counts = class_deal_counts(self.batch, self.kernel.n_classes, iteration, lo, hi)
-        deals = self.kernel.sample_class_deals(self.seed, (STREAM_DOMAIN, 2 * iteration + player, block),
-                                               player, lo, counts)
+        keys = [(STREAM_DOMAIN, 2 * iteration + player, b) for b in range(block, end)]
+        cuts = np.split(counts, self.bounds[block + 1:end] - lo)
+        deals = self.kernel.sample_blocks_deals(self.seed, keys, player, lo, cuts)
         if not len(deals):
             return {}, 0
-        return self.kernel.class_sums(sigma, deals, player, counts), len(deals)
+        return self.kernel.class_sums(sigma, deals, player, counts, first=lo), len(deals)
 
     def update(self, rule: Rule, iteration: int, name: str, at: slice, got, sigma: np.ndarray) -> None:
         """Add a block's sums ``got`` to block ``name``'s rows ``at`` (those of the block), played

@@ -127,24 +127,41 @@ class SampledDraw27:
         in class order, the other cards uniform from the rest of the deck; drawn from the stream keyed
         by (seed, *key). The class's canonical hand stands for all of its hands: the game and class
         strategies do not change under a permutation of suits."""
-        rng = np.random.Generator(np.random.Philox(key=seed, counter=[0, *key]))
+        return self.sample_blocks_deals(seed, [key], player, first, [counts])
+
+    def sample_blocks_deals(self, seed: int, keys: list[tuple[int, int, int]], player: int, first: int,
+                            counts: list[np.ndarray]) -> np.ndarray:
+        """The deals of :meth:`sample_class_deals` of consecutive runs of classes from ``first``, run i
+        with ``counts[i]`` and the stream keyed by (seed, *keys[i]), in one call: the same deals as
+        one call per run (each deal's cards are its own row's), for less fixed work per run."""
         deck, h = self.classes.deck, self.hand
-        hands = np.repeat(self.classes.representative(np.arange(first, first + len(counts))), counts, axis=0)
+        counts = [np.asarray(c) for c in counts]
+        every = np.concatenate(counts) if len(counts) > 1 else counts[0]
+        hands = np.repeat(self.classes.representative(np.arange(first, first + len(every))), every, axis=0)
         if not len(hands):
             return np.empty((0, 4 * h), dtype=np.int32)
+        size = len(deck) - h
+        offsets = [_shuffle_offsets(np.random.Generator(np.random.Philox(key=seed, counter=[0, *key])),
+                                    int(c.sum()), size, 3 * h) for key, c in zip(keys, counts) if c.sum()]
+        offsets = np.concatenate(offsets, axis=1) if len(offsets) > 1 else offsets[0]
         rest = np.ones((len(hands), len(deck)), dtype=bool)
         rest[np.arange(len(hands))[:, None], np.searchsorted(deck, hands)] = False
         perm = np.nonzero(rest)[1].reshape(len(hands), -1).astype(np.int32)  # (n, N - H) deck places left
-        others = deck[_shuffle_top(perm, 3 * h, rng)]  # (n, 3H): the other hand, then the stub
+        others = deck[_shuffled_top(perm, offsets)]  # (n, 3H): the other hand, then the stub
         cols = [hands, others[:, :h]] if player == 0 else [others[:, :h], hands]
         return np.concatenate([*cols, others[:, h:]], axis=1).astype(np.int32)
 
-    def _columns(self, deals: np.ndarray):
-        """Classes and canonical orders of both hands: (c1, c2 (D,), can1, can2 (H, D), stub (2H, D))."""
+    def _columns(self, deals: np.ndarray, known: tuple[int, np.ndarray] | None = None):
+        """Classes and canonical orders of both hands: (c1, c2 (D,), can1, can2 (H, D), stub (2H, D)).
+        ``known`` = (player, (D,) classes): that player's hands are those classes' representatives,
+        whose canonical order is ascending card id (as drawn by :meth:`sample_class_deals`): not
+        classified again."""
         cols = np.ascontiguousarray(np.asarray(deals, dtype=np.int32).T)  # (4H, D)
         h = self.hand
-        c1, can1 = self.classes.classify_columns(cols[:h])
-        c2, can2 = self.classes.classify_columns(cols[h:2 * h])
+        hands = [cols[:h], cols[h:2 * h]]
+        found = [self.classes.classify_columns(hands[u]) if known is None or u != known[0] else (known[1], hands[u])
+                 for u in (0, 1)]
+        (c1, can1), (c2, can2) = found
         return c1, c2, can1, can2, cols[2 * h:]
 
     def _showdown(self, can1, can2, stub) -> np.ndarray:
@@ -201,7 +218,8 @@ class SampledDraw27:
             out["x"] = x
         return out
 
-    def class_sums(self, sigma: dict, deals: np.ndarray, player: int, counts: np.ndarray) -> dict[str, ClassTotals]:
+    def class_sums(self, sigma: dict, deals: np.ndarray, player: int, counts: np.ndarray,
+                   first: int | None = None) -> dict[str, ClassTotals]:
         """Batch sums of ``player``'s counterfactual action values and own reach per hand class, for
         deals grouped by that player's class (:meth:`sample_class_deals`: ``counts[i]`` deals of the
         i-th class present, in class order). The same sums as :meth:`cfr_values`, computed per
@@ -212,11 +230,13 @@ class SampledDraw27:
         With w2 = the big blind's reach times the stake per mask and Wt the showdown signs, per
         draw-count group k: the button's draw values X_k = sum_deals w2_k Wt_k, its push value
         sum_k d1_k . X_k + sum (1 - q); the big blind's draw values Q_k = -sum_deals (p stake d1_k) Wt_k,
-        its call value d2 . Q.
+        its call value d2 . Q. With ``first``, the player's hands are the representatives of classes
+        first + i (as :meth:`sample_class_deals` draws them) and are not classified again.
         """
         counts = np.asarray(counts)
         present = np.flatnonzero(counts)
-        c1, c2, can1, can2, stub = self._columns(deals)
+        known = None if first is None else (player, np.repeat(np.arange(first, first + len(counts)), counts))
+        c1, c2, can1, can2, stub = self._columns(deals, known)
         starts = np.concatenate([[0], np.cumsum(counts[present])])
         rows = (c1, c2)[player][starts[:-1]]  # (G,) each class present
         out = {b.name: ClassTotals(rows, np.empty((len(rows), *b.shape), _WORK),
@@ -337,16 +357,25 @@ class SampledDraw27:
 def _shuffle_top(perm: np.ndarray, picks: int, rng: np.random.Generator) -> np.ndarray:
     """(n, picks) the first ``picks`` places of a partial Fisher-Yates shuffle of each row of
     ``perm`` (n, N), shuffled in place (a deal's cards in one row: its swaps stay in cache)."""
+    return _shuffled_top(perm, _shuffle_offsets(rng, perm.shape[0], perm.shape[1], picks))
+
+
+def _shuffle_offsets(rng: np.random.Generator, n: int, size: int, picks: int) -> np.ndarray:
+    """(picks, n) the swaps of :func:`_shuffle_top` of n rows of ``size``: place i with i + offset."""
+    return rng.integers(0, size - np.arange(picks)[:, None], size=(picks, n))
+
+
+def _shuffled_top(perm: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """(n, picks) :func:`_shuffle_top` with its swaps drawn (``offsets``, (picks, n))."""
     n, size = perm.shape
-    offsets = rng.integers(0, size - np.arange(picks)[:, None], size=(picks, n))  # swap i with i + offset
     flat = perm.reshape(-1)
     base = np.arange(n) * size
-    for i in range(picks):
+    for i in range(len(offsets)):
         j = base + i + offsets[i]
         top = perm[:, i].copy()
         perm[:, i] = flat[j]
         flat[j] = top
-    return perm[:, :picks]
+    return perm[:, :len(offsets)]
 
 
 # ---- the same strategy in the exact game ------------------------------------------------------------

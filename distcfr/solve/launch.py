@@ -180,7 +180,7 @@ def open_solver(game: Game | str, *, sampling: bool | None = None, workers: int 
             raise BadParameter(f"a sampled solve updates the players alternately, not {updates}")
         given = sorted(k for k, v in rule_params.items() if v is not None)
         if given:
-            raise BadParameter(f"{', '.join(given)}: no parameter applies to a sampled solve's rule (lcfr or cfr)")
+            raise BadParameter(f"{', '.join(given)}: no parameter applies to a sampled solve's rule")
         return _started(launch, lambda: SampledSolver(game, algorithm, batch, 0 if seed is None else seed, shards,
                                                       shard_set=launch.sampled))
     if batch is not None or seed is not None:

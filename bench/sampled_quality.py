@@ -1,0 +1,171 @@
+"""Quality per CPU-second of the sampled solver: the exact exploitability of its average strategy
+against the CPU time of the solve, on games the exact solver reaches.
+
+    OPENBLAS_NUM_THREADS=1 python bench/sampled_quality.py [--budget 120] [--seeds 0,1,2]
+        [--configs "draw27(ranks=8,suits=2,hand=3,stacks=10);..."] [--variants lcfr,lcfr@16]
+        [--json OUT.json] [--plot OUT.png] [--include EARLIER.json ...]
+
+Each (configuration, variant, seed) is solved in this process (``workers=0``) for ``--budget``
+CPU-seconds of this process (``time.process_time``: other load on the machine does not count);
+at a geometric series of CPU times (the budget, half of it, a quarter, ... down to
+``--first``) the average strategy (as ``average_strategy()`` gives it: float16, what files keep)
+is evaluated exactly; evaluation time is taken off the clock. A variant is a sampled rule name,
+optionally with ``@N``: N deals per hand class per half-iteration (the default batch otherwise);
+for leads not in the registry, ``pR-S`` weighs regrets by t^R and strategy sums by t^S, ``RULE~A``
+is RULE's regrets with sums weighted t^A, and ``!RULE`` applies a rule the sampled solver refuses
+(dcfr, cfr+) to the rows each batch touches.
+The table gives the median over seeds of the final exploitability per configuration and variant,
+and its ratio to the first variant's; ``--include`` adds the runs of earlier ``--json`` files (a
+baseline measured once) to the table and the figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+
+import numpy as np
+
+CONFIGS = ("draw27(ranks=8,suits=2,hand=3,stacks=10)", "draw27(ranks=13,suits=1,hand=3,stacks=3)",
+           "draw27(ranks=7,suits=4,hand=2,stacks=10)")
+
+
+def parse_variant(variant: str) -> tuple[str, int | None]:
+    """(algorithm, deals per class per half-iteration or None for the default batch). ``rule~a``
+    is ``rule``'s regrets with strategy sums weighted by t^a (registered here for the run)."""
+    algorithm, _, per_class = variant.partition("@")
+    if algorithm.startswith("p") and "-" in algorithm:  # pR-S: regrets weighted t^R, sums t^S
+        import dataclasses
+
+        from distcfr.engine.rules import RULES
+
+        r, _, s = algorithm[1:].partition("-")
+        RULES[algorithm] = dataclasses.replace(RULES["lcfr"], name=algorithm,
+                                               sampled_weight=lambda t, a=float(r): float(t) ** a,
+                                               sampled_sum_weight=lambda t, a=float(s): float(t) ** a)
+    elif "~" in algorithm:
+        import dataclasses
+
+        from distcfr.engine.rules import RULES
+
+        base, _, power = algorithm.partition("~")
+        RULES[algorithm] = dataclasses.replace(RULES[base], name=algorithm,
+                                               sampled_sum_weight=lambda t, a=float(power): float(t) ** a)
+    return algorithm, int(per_class) if per_class else None
+
+
+def checkpoints(budget: float, first: float) -> list[float]:
+    """CPU times to evaluate at: budget / 2^k down to ``first``, ascending."""
+    times = [budget]
+    while times[-1] / 2 >= first:
+        times.append(times[-1] / 2)
+    return sorted(times)
+
+
+def run_one(spec: str, variant: str, seed: int, budget: float, first: float) -> dict:
+    """Solve for ``budget`` CPU-seconds; the curve [(cpu seconds, iterations, exploitability)]."""
+    from distcfr.engine.kernels import sampled_kernel
+    from distcfr.games.registry import load_game
+    from distcfr.solve.launch import open_solver
+
+    game = load_game(spec)
+    algorithm, per_class = parse_variant(variant)
+    batch = None if per_class is None else per_class * sampled_kernel(game).n_classes
+    curve = []
+    forced = algorithm.startswith("!")  # a rule the sampled solver refuses, applied to the touched rows anyway
+    with open_solver(game, sampling=True, workers=0, seed=seed, algorithm="lcfr" if forced else algorithm,
+                     batch=batch) as solver:
+        if forced:
+            from distcfr.engine.rules import make_rule
+
+            solver.rule = make_rule(algorithm[1:])
+        spent, start = 0.0, time.process_time()
+        for mark in checkpoints(budget, first):
+            while spent < mark:
+                solver.step()
+                spent = time.process_time() - start
+            expl = float(solver.average_strategy().to_exact().exploitability_per_variant().max())
+            curve.append((spent, solver.iteration, expl))
+            start = time.process_time() - spent  # evaluation is off the clock
+    return {"config": spec, "variant": variant, "seed": seed, "curve": curve}
+
+
+def table(runs: list[dict], variants: list[str]) -> str:
+    """Markdown: median final exploitability (mBB per hand) per configuration and variant, and the
+    ratio of the first variant's to each."""
+    configs = list(dict.fromkeys(r["config"] for r in runs))
+    lines = ["| config | " + " | ".join(f"{v} (mBB)" for v in variants)
+             + "".join(f" | {variants[0]} / {v}" for v in variants[1:]) + " |",
+             "| --- |" + " --- |" * (2 * len(variants) - 1)]
+    for spec in configs:
+        med = [np.median([r["curve"][-1][2] for r in runs if r["config"] == spec and r["variant"] == v] or [np.nan])
+               for v in variants]
+        lines.append(f"| {spec} | " + " | ".join(f"{1000 * m:.4f}" for m in med)
+                     + "".join(f" | {med[0] / m:.2f}" for m in med[1:]) + " |")
+    return "\n".join(lines)
+
+
+def plot(runs: list[dict], variants: list[str], path: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    configs = list(dict.fromkeys(r["config"] for r in runs))
+    fig, axes = plt.subplots(1, len(configs), figsize=(5 * len(configs), 4), squeeze=False)
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for ax, spec in zip(axes[0], configs):
+        for i, v in enumerate(variants):
+            for j, r in enumerate(r for r in runs if r["config"] == spec and r["variant"] == v):
+                cpu, _, expl = zip(*r["curve"])
+                ax.loglog(cpu, 1000 * np.array(expl), "o-", color=colours[i % len(colours)], alpha=0.7,
+                          label=v if j == 0 else None, markersize=3)
+        ax.set_title(spec.replace("draw27", ""), fontsize=9)
+        ax.set_xlabel("CPU seconds (one core)")
+        ax.set_ylabel("exact exploitability (mBB per hand)")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--budget", type=float, default=120.0, help="CPU-seconds per run")
+    parser.add_argument("--first", type=float, default=None, help="first evaluation (CPU-s; default budget/32)")
+    parser.add_argument("--configs", default=";".join(CONFIGS), help="game specs separated by ';'")
+    parser.add_argument("--seeds", default="0,1,2")
+    parser.add_argument("--variants", default="lcfr", help="comma-separated: rule[@deals per class]")
+    parser.add_argument("--json", help="write every run's curve here")
+    parser.add_argument("--plot", help="draw the curves here (PNG)")
+    parser.add_argument("--include", nargs="*", default=[], help="earlier --json files to show beside")
+    args = parser.parse_args()
+    if os.environ.get("OPENBLAS_NUM_THREADS") != "1":
+        print("note: set OPENBLAS_NUM_THREADS=1 to measure one core")
+
+    variants = args.variants.split(",") if args.variants else []
+    runs = [r for path in args.include for r in json.load(open(path))["runs"]]
+    new = []
+    shown = list(dict.fromkeys([r["variant"] for r in runs] + variants))
+    first = args.first or args.budget / 32
+    for spec in filter(None, args.configs.split(";")):
+        for seed in (int(s) for s in args.seeds.split(",")):
+            for variant in variants:
+                run = run_one(spec, variant, seed, args.budget, first)
+                runs.append(run)
+                new.append(run)
+                cpu, its, expl = run["curve"][-1]
+                print(f"{spec} {variant} seed {seed}: {1000 * expl:.4f} mBB after {cpu:.1f} CPU-s, {its} iterations",
+                      flush=True)
+                if args.json:
+                    with open(args.json, "w") as f:
+                        json.dump({"budget": args.budget, "runs": new}, f, indent=1)
+    print(table(runs, shown))
+    if args.plot:
+        plot(runs, shown, args.plot)
+
+
+if __name__ == "__main__":
+    main()
