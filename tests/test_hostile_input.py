@@ -450,7 +450,7 @@ def test_crafted_class_strategy_files_are_one_line(sampled_files, tmp_path, caps
         "probabilities not summing to one": ({"tables": {**strategy["tables"], name: array_field(unnormalised)}},
                                              "do not sum to one"),
         "float64 table": ({"tables": {**strategy["tables"], name: array_field(probs.astype("<f8"))}}, "expected"),
-        "a table missing": ({"tables": {k: v for k, v in strategy["tables"].items() if k != name}}, "needs at least"),
+        "a table missing": ({"tables": {k: v for k, v in strategy["tables"].items() if k != name}}, name),
         "an unknown table": ({"tables": {**strategy["tables"], "extra": strategy["tables"][name]}}, "'tables.extra'"),
         "meta as a list": ({"meta": [1]}, "'meta'"),
         "iterations as a string": ({"meta": {**strategy["meta"], "iterations": "3"}}, "'meta.iterations'"),
