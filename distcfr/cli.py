@@ -30,6 +30,24 @@ class OneLineParser(argparse.ArgumentParser):
         raise BadParameter(message)
 
 
+def check_distinct(inputs: dict[str, str | None], outputs: dict[str, str | None]) -> None:
+    """No output may be an input or another output (a strategy written over the checkpoint it was
+    read from loses the run). ``inputs`` and ``outputs`` map an option to its path (None: not
+    given); an option in both (a checkpoint written back where it was read) may name one file for
+    itself. Compared as resolved paths: a symlink or ./name is the file itself."""
+    seen: dict[str, str] = {}
+    for option, path in inputs.items():
+        if path:
+            seen.setdefault(os.path.realpath(path), option)
+    for option, path in outputs.items():
+        if not path:
+            continue
+        where = os.path.realpath(path)
+        if where in seen and seen[where] != option:
+            raise BadParameter(f"{option} {path} is the same file as {seen[where]}: give each its own file")
+        seen[where] = option
+
+
 def whole_number(minimum: int, meaning: str):
     """An argparse type: an integer >= ``minimum``; ``meaning`` says what the minimum means."""
 

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from distcfr.cli import OneLineParser, printable, whole_number
+from distcfr.cli import OneLineParser, check_distinct, printable, whole_number
 from distcfr.engine.kernels import sampled_kernel
 from distcfr.engine.layout import Layout
 from distcfr.engine.memory import check_fits, class_tables_bytes, exact_estimate
@@ -209,6 +209,7 @@ def main(argv=None) -> int:
                         "simulated_ev, stderr, ci95)")
     try:
         args = parser.parse_args(argv)
+        check_distinct({"PLAYER1": args.player1, "PLAYER2": args.player2}, {"--json": args.json})
         if args.json:
             check_writable(args.json)
         players = [parse_player(args.player1), parse_player(args.player2)]

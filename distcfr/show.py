@@ -27,7 +27,7 @@ import argparse
 import json
 import sys
 
-from distcfr.cli import OneLineParser, printable
+from distcfr.cli import OneLineParser, check_distinct, printable
 from distcfr.errors import BadParameter, DistcfrError
 from distcfr.evaluate.class_strategy import KIND as CLASS_STRATEGY
 from distcfr.evaluate.export import json_table, openspiel_table
@@ -102,6 +102,7 @@ def main(argv=None) -> int:
         args = parser.parse_args(argv)
         if args.against and args.format != "table":
             raise BadParameter("--against goes with --format table")
+        check_distinct({"FILE": args.path, "--against": args.against}, {"--out": args.out, "--html": args.html})
         if args.out:
             check_writable(args.out)
         if args.html:

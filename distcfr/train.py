@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from distcfr.cli import RELEASE_SECONDS, OneLineParser, StartGuard, positive_number, whole_number
+from distcfr.cli import RELEASE_SECONDS, OneLineParser, StartGuard, check_distinct, positive_number, whole_number
 from distcfr.engine.rules import AUTO, RULES
 from distcfr.engine.sampled_bracket import BRACKET_CHUNK as MAX_BRACKET_SAMPLES
 from distcfr.errors import BadParameter, DistcfrError
@@ -193,23 +193,12 @@ def _checkpoint_to_resume(args):
 
 
 def _check_paths(args) -> None:
-    """No output may be an input or another output (a strategy file over the checkpoint it resumes from
-    would lose the run). Checked on resolved paths, so a symlink or ./name counts as the file itself."""
-    outputs = {"--out": args.out, "--summary-json": args.summary_json, "--plot": args.plot}
-    if args.checkpoint and args.checkpoint != args.resume:
-        outputs["--checkpoint"] = args.checkpoint
-    seen: dict[Path, str] = {}
-    if args.resume:
-        seen[Path(os.path.realpath(args.resume))] = "--resume"
-    if args.checkpoint:  # the checkpoint may be written back where it was read
-        seen.setdefault(Path(os.path.realpath(args.checkpoint)), "--checkpoint")
-    for option, path in outputs.items():
-        if not path:
-            continue
-        where = Path(os.path.realpath(path))
-        if where in seen and not (option == "--checkpoint" and seen[where] == "--checkpoint"):
-            raise BadParameter(f"{option} {path} is the same file as {seen[where]}: give each its own file")
-        seen[where] = option
+    """No output may be an input or another output; the checkpoint may be written back where the
+    run resumed from."""
+    check = args.checkpoint or None
+    check_distinct({"--resume": args.resume, "--checkpoint": check},
+                   {"--checkpoint": check if check != args.resume else None, "--out": args.out,
+                    "--summary-json": args.summary_json, "--plot": args.plot})
 
 
 def _refuse_unused(args, game, sampled: bool) -> None:

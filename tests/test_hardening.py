@@ -128,3 +128,33 @@ def test_sigterm_while_ray_starts_ends_in_one_line(tmp_path):
     assert _distcfr_lines(output) == ["distcfr.train: stopped while starting, before any iteration; nothing was "
                                       "written"]
     assert not (tmp_path / "s.msgpack").exists()
+
+
+def test_show_and_match_never_write_over_their_inputs(tmp_path, capsys):
+    from distcfr.match import main as match
+    from distcfr.show import main as show
+
+    out = tmp_path / "k.msgpack"
+    assert main(["--game", "kuhn", "--iterations", "20", "--quiet", "--no-tables", "--out", str(out)]) == 0
+    before = out.read_bytes()
+    capsys.readouterr()
+    assert show([str(out), "--format", "json", "--out", str(out)]) == 2
+    assert "--out" in capsys.readouterr().err
+    assert show([str(out), "--html", str(tmp_path / "." / "k.msgpack")]) == 2
+    assert "--html" in capsys.readouterr().err
+    assert match([str(out), "random", "--json", str(out)]) == 2
+    assert "--json" in capsys.readouterr().err and out.read_bytes() == before
+
+
+def test_show_hand_prints_the_hand_first_and_every_discard_it_plays(tmp_path, capsys):
+    from distcfr.show import main as show
+
+    out = tmp_path / "s.msgpack"
+    assert main(["--game", SMALL, "--sampling", "--iterations", "3", "--batch", "300", "--quiet", "--workers", "0",
+                 "--bracket-samples", "2", "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert show([str(out), "--hand", "8c6d4c"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].startswith("8c6d4c") and "hand group" in "\n".join(lines[3:])
+    big_blind = lines[2].split("big blind draws: ")[1].split(", ")
+    assert len(big_blind) > 3  # after 3 iterations nearly uniform: all 8 discards of 3 cards, not the top 3

@@ -35,9 +35,9 @@ def class_strategy_text(strategy, path, hand: str | None = None, stack: float | 
     keep = stack_indices(strategy, stack)
     lines = [f"{path}: {game.spec}, sampled {meta.get('algorithm', '?')} after {meta.get('iterations', 0)} "
              f"iterations, {meta.get('deals', 0):,} deals"]
+    if hand:  # the hand asked for first, then its context
+        lines.append(hand_strategy(strategy, hand, keep) + "\n")
     lines.append(render_groups(_only(group_report(strategy), keep)))
-    if hand:
-        lines.append("\n" + hand_strategy(strategy, hand, keep))
     return "\n".join(lines)
 
 
@@ -55,8 +55,8 @@ def class_strategy_json(strategy, stack: float | None = None) -> dict:
 
 def hand_strategy(strategy, text: str, stacks: list[int] | None = None) -> str:
     """One hand's full strategy, per stack (those at ``stacks``, default all): push, call, the big
-    blind's draw and the button's draw after each big-blind draw count, discards written as the
-    cards thrown."""
+    blind's draw and the button's draw after each big-blind draw count, every discard played at
+    least 0.5% of the time, written as the cards thrown."""
     from distcfr.cards import format_cards
 
     kernel = strategy.kernel
@@ -66,7 +66,7 @@ def hand_strategy(strategy, text: str, stacks: list[int] | None = None) -> str:
     lines = [f"{format_cards(cards)} (class {kernel.classes.label(int(cls))})"]
 
     def draws(probs) -> str:
-        order = np.argsort(-probs)[:3]
+        order = np.argsort(-probs, kind="stable")  # every discard it plays, most played first
         parts = []
         for mask in order:
             if probs[mask] < 0.005:
