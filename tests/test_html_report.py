@@ -244,7 +244,7 @@ def test_browser_hand_search_shows_what_show_prints(files, browser, tmp_path, ca
         printed = capsys.readouterr().out.rstrip("\n")
         browser.run(TYPE.format("hand-search", hand))
         shown = browser.run("document.getElementById('hand-result').textContent")
-        assert shown.startswith(hand.replace(" ", "")) and printed.endswith("\n" + shown)
+        assert shown.startswith(hand.replace(" ", "")) and ("\n" + shown + "\n") in printed  # the hand, whole
     browser.run(TYPE.format("hand-search", "9d9d5c"))
     assert "different cards" in browser.run("document.getElementById('hand-result').textContent")
     assert browser.errors() == []
@@ -281,7 +281,8 @@ def test_browser_large_files_embed_push_and_call_or_nothing(files, browser, tmp_
 
 
 def show_hand(path, hand, capsys) -> str:
-    """What show prints for one hand (its last lines, after the hand-group table)."""
+    """What show prints for one hand (its lines after the file's heading, before the hand-group table)."""
     assert show([str(path), "--hand", hand]) == 0
-    printed = capsys.readouterr().out.rstrip("\n")
-    return printed[printed.rindex("\n" + hand) + 1:]
+    printed = capsys.readouterr().out
+    start = printed.index("\n" + hand) + 1
+    return printed[start:printed.index("\n\n", start)]

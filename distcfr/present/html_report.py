@@ -257,15 +257,16 @@ def _group_bars(report: dict, v: int) -> str:
 
 def _hand_data(strategy) -> tuple[dict, str]:
     """Per hand class and stack what ``show --hand`` prints: push and call in whole percents and
-    the three most played draws of the big blind and of the button after each draw count (mask,
-    whole percent), as ``distcfr.present.draw27.hand_strategy`` chooses them. Where that would take
+    every draw of the big blind and of the button after each draw count played at least .005 of the
+    time (mask, whole percent), as ``distcfr.present.draw27.hand_strategy`` chooses them. Where that would take
     more than ``HAND_DATA_LIMIT`` bytes, push and call only; where even those would, nothing."""
     kernel, t = strategy.kernel, strategy.tables
     n_classes, n_stacks, hand = kernel.n_classes, len(strategy.game.variant_labels), kernel.hand
     head = {"hand": hand, "ranks": kernel.classes.ranks, "suits": kernel.classes.suits,
             "stacks": list(strategy.game.variant_labels)}
     labels_size = n_classes * (4 + 3 * hand)
-    full = labels_size + n_classes * n_stacks * (14 + 10 * (hand + 2))
+    played = int(((t["bb_draw"] >= 0.005).sum() + (t["btn_draw"] >= 0.005).sum()))  # draws the page lists
+    full = labels_size + n_classes * n_stacks * (14 + 4 * (hand + 2)) + 8 * played
     short = labels_size + n_classes * n_stacks * 10
     limit = f"{HAND_DATA_LIMIT / 1e6:.0f} MB"
     if short > HAND_DATA_LIMIT:
@@ -303,9 +304,9 @@ def _whole(p) -> int:
 
 
 def _top_draws(probs: np.ndarray):
-    """Nested lists (the leading axes of probs (..., M)) of [mask, whole percent, ...] for the three
-    most likely masks of at least .005, in ``hand_strategy``'s order."""
-    order = np.argsort(-probs, axis=-1)[..., :3]
+    """Nested lists (the leading axes of probs (..., M)) of [mask, whole percent, ...] for every
+    mask played at least .005 of the time, in ``hand_strategy``'s order (most played first)."""
+    order = np.argsort(-probs, axis=-1, kind="stable")
     top = np.take_along_axis(probs, order, axis=-1)
 
     def cell(masks, ps) -> list[int]:
