@@ -274,7 +274,8 @@ class ClassBlockSetBase:
     starts: list[int]  # first class row of each group, then the number of classes
     tables_dtype = np.dtype(TABLE_DTYPE)  # of the regrets and sums
 
-    def half_iteration(self, player: int, iteration: int, weight: float) -> None:
+    def half_iteration(self, player: int, iteration: int, rule: dict) -> None:
+        """Update ``player``'s rows with the deals of ``iteration`` as the rule with these fields says."""
         raise NotImplementedError
 
     def settle(self) -> None:

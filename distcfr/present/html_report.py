@@ -265,7 +265,7 @@ def _hand_data(strategy) -> tuple[dict, str]:
     head = {"hand": hand, "ranks": kernel.classes.ranks, "suits": kernel.classes.suits,
             "stacks": list(strategy.game.variant_labels)}
     labels_size = n_classes * (4 + 3 * hand)
-    played = int(((t["bb_draw"] >= 0.005).sum() + (t["btn_draw"] >= 0.005).sum()))  # draws the page lists
+    played = int((t["bb_draw"] >= 0.005).sum() + (t["btn_draw"] >= 0.005).sum())  # draws the page lists
     full = labels_size + n_classes * n_stacks * (14 + 4 * (hand + 2)) + 8 * played
     short = labels_size + n_classes * n_stacks * 10
     limit = f"{HAND_DATA_LIMIT / 1e6:.0f} MB"
