@@ -157,23 +157,29 @@ def test_a_half_iteration_cut_short_and_finished_later_gives_the_same_bits(monke
     assert cut.shards.group.kernel.n_classes > 200
 
 
+def bits_with(monkeypatch, constant: str, value: int, iterations: int, **options) -> list[bytes]:
+    """The bytes of a sampled solve's tables, current and average strategies, with
+    ``distcfr.engine.class_blocks.<constant>`` set to ``value`` (a knob that must not change them)."""
+    import distcfr.engine.class_blocks as class_blocks
+
+    monkeypatch.setattr(class_blocks, constant, value)
+    solver = SampledSolver(distcfr.load_game("draw27(ranks=8,suits=2,hand=3,stacks=3:10:7)"), **options)
+    solver.solve(iterations=iterations)
+    regrets, sums = solver.shards.tables()
+    arrays = [*regrets.values(), *sums.values(), *solver.current_strategy().values(),
+              *solver.average_strategy().tables.values()]
+    return [np.asarray(a).tobytes() for a in arrays]
+
+
 def test_table_passes_in_cache_sized_pieces_give_the_bits_of_one_pass(monkeypatch):
     # regret matching and updates go over the tables a few rows at a time; every row's arithmetic is its own, so
     # one row per piece, the default pieces and whole tables at once give the same bits (wrapped batches included)
-    import distcfr.engine.class_blocks as class_blocks
-
-    game = distcfr.load_game("draw27(ranks=8,suits=2,hand=3,stacks=3:10:7)")
+    from distcfr.engine.class_blocks import CACHE_BYTES
 
     def state(cache_bytes):
-        monkeypatch.setattr(class_blocks, "CACHE_BYTES", cache_bytes)
-        solver = SampledSolver(game, batch=200, seed=2, shards=4)
-        solver.solve(iterations=5)
-        regrets, sums = solver.shards.tables()
-        arrays = [*regrets.values(), *sums.values(), *solver.current_strategy().values(),
-                  *solver.average_strategy().tables.values()]
-        return [np.asarray(a).tobytes() for a in arrays]
+        return bits_with(monkeypatch, "CACHE_BYTES", cache_bytes, 5, batch=200, seed=2, shards=4)
 
-    default = state(class_blocks.CACHE_BYTES)
+    default = state(CACHE_BYTES)
     assert state(1) == default
     assert state(1 << 40) == default
 
@@ -181,19 +187,13 @@ def test_table_passes_in_cache_sized_pieces_give_the_bits_of_one_pass(monkeypatc
 def test_runs_of_blocks_in_one_call_give_the_bits_of_one_block_per_call(monkeypatch):
     # in-process, consecutive class blocks are evaluated together (each drawing from its own stream); a class's
     # sums are its own, so one block per call, the default runs and all blocks at once give the same bits
-    import distcfr.engine.class_blocks as class_blocks
-
-    game = distcfr.load_game("draw27(ranks=8,suits=2,hand=3,stacks=3:10:7)")
+    from distcfr.engine.class_blocks import RUN_DEALS
 
     def state(run_deals):
-        monkeypatch.setattr(class_blocks, "RUN_DEALS", run_deals)
-        solver = SampledSolver(game, batch=1000, seed=4, shards=7)
-        solver.solve(iterations=4)
-        regrets, sums = solver.shards.tables()
-        return [a.tobytes() for a in (*regrets.values(), *sums.values())]
+        return bits_with(monkeypatch, "RUN_DEALS", run_deals, 4, batch=1000, seed=4, shards=7)
 
     one_each = state(1)
-    assert state(300) == one_each and state(class_blocks.RUN_DEALS) == one_each and state(1 << 40) == one_each
+    assert state(300) == one_each and state(RUN_DEALS) == one_each and state(1 << 40) == one_each
 
 
 def test_each_stack_of_a_list_is_the_stack_solved_alone_to_float32_rounding():
