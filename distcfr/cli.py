@@ -14,8 +14,6 @@ import sys
 from distcfr.errors import BadParameter
 from distcfr.version import __version__
 
-RELEASE_SECONDS = 3.0  # after Ctrl-C/SIGTERM, how long Ray may take to stop before the process just ends
-
 
 class OneLineParser(argparse.ArgumentParser):
     """Every tool's parser: ``--version`` built in, errors raised as one line."""

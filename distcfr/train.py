@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from distcfr.cli import RELEASE_SECONDS, OneLineParser, StartGuard, check_distinct, positive_number, whole_number
+from distcfr.cli import OneLineParser, StartGuard, check_distinct, positive_number, whole_number
 from distcfr.engine.rules import AUTO, RULES
 from distcfr.engine.sampled_bracket import BRACKET_CHUNK as MAX_BRACKET_SAMPLES
 from distcfr.errors import BadParameter, DistcfrError
@@ -39,7 +39,7 @@ from distcfr.present.lowball_groups import group_report
 from distcfr.present.run_summary import print_result, print_sampled
 from distcfr.progress import Progress
 from distcfr.solve.checkpoint import UPDATES, load_checkpoint
-from distcfr.solve.launch import open_solver, resume_solver, use_sampling
+from distcfr.solve.launch import RELEASE_SECONDS, open_solver, resume_solver, use_sampling
 from distcfr.solve.run import RunPlan, run, signals_held
 from distcfr.solve.sampled_solver import BATCH_PER_CLASS, DEFAULT_BATCH
 
@@ -381,7 +381,7 @@ class _ExactRun(_Run):
         return summary
 
     def show(self, summary: dict) -> None:
-        print_result(summary, self.args.out, self.interrupted_run, self.args.checkpoint, self.game)
+        print_result(summary, self.args.out, self.interrupted_run, self.args.checkpoint)
         if self.args.plot:
             print(f"  plot written to {self.args.plot}")
         if not self.args.no_tables:

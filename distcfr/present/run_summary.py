@@ -15,7 +15,7 @@ def _since_resume(summary: dict) -> str:
     return f" (this run: {run['iterations']} iterations{deals} in {run['wall_seconds']:.1f} s)"
 
 
-def print_result(summary: dict, out_path, interrupted: bool, checkpoint, game=None) -> None:
+def print_result(summary: dict, out_path, interrupted: bool, checkpoint) -> None:
     """The end of an exact run: value and exploitability (in the game's unit) per stack, break-even
     stacks, the files."""
     head = "interrupted" if interrupted else "solved"

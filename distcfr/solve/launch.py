@@ -34,7 +34,7 @@ SAMPLED_DEALS_PER_SECOND = 100_000  # deals a sampled pass evaluates per second 
 # progress brackets only where the estimate leaves this margin (at 39 stacks of 5 cards the measured peak came
 # out 15% above it, and Ray's memory monitor kills workers at 95% of the node's memory)
 BRACKET_MARGIN = 0.8
-RELEASE_SECONDS = 3.0  # after a failed start, how long stopping the Ray it started may take
+RELEASE_SECONDS = 3.0  # after a stop or a failed start, how long stopping the workers and Ray may take
 
 
 def auto_workers(pass_seconds: float, n_shards: int, address: str | None) -> int:
