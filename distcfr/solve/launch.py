@@ -81,9 +81,9 @@ class Launch:
         self._check(estimate(layout, n_shards, workers), layout.game.spec)
         if workers == 0:
             return LocalShards(layout, n_shards)
-        from distcfr.dist.launch import ray_shard_set, start_ray
+        from distcfr.dist.launch import ray_shard_set
 
-        self.started_ray = start_ray(workers, self.address)
+        self._start_ray(workers)
         return ray_shard_set(layout.game.spec, n_shards, workers)
 
     def sampled(self, spec: str, n_blocks: int, seed: int, batch: int):
@@ -108,10 +108,16 @@ class Launch:
                       f"the final bracket runs once the current strategy is let go")
         if workers == 0:
             return LocalClassBlocks(spec, n_blocks, seed, batch)
-        from distcfr.dist.launch import ray_sampled_shard_set, start_ray
+        from distcfr.dist.launch import ray_sampled_shard_set
+
+        self._start_ray(workers)
+        return ray_sampled_shard_set(spec, n_blocks, workers, seed, batch)
+
+    def _start_ray(self, workers: int) -> None:
+        """Join the cluster or start the embedded Ray (once: a rebuild after lost workers reuses it)."""
+        from distcfr.dist.launch import start_ray
 
         self.started_ray = start_ray(workers, self.address) or self.started_ray
-        return ray_sampled_shard_set(spec, n_blocks, workers, seed, batch)
 
     def _resolve(self, pass_seconds: float, n_shards: int) -> int:
         workers = auto_workers(pass_seconds, n_shards, self.address) if self.workers == AUTO else self.workers
