@@ -139,9 +139,9 @@ def test_sampled_run_survives_a_lost_node_with_the_same_bytes(tmp_path):
     blocks on the workers the cluster has left, from its own recovery point (no --checkpoint), and
     ends with the bytes of the run without Ray."""
     data = run_losing_a_node(tmp_path, ["--game", "draw27(ranks=8,suits=2,hand=3,stacks=10)", "--sampling", "--seed",
-                                        "7", "--iterations", "60", "--batch", "2000", "--shards", "4",
+                                        "7", "--iterations", "400", "--batch", "2000", "--shards", "4",
                                         "--checkpoint-every", "5", "--bracket-samples", "2"], settle=2.0)
-    assert len(data["recoveries"]) >= 1 and data["iterations"] == 60
+    assert len(data["recoveries"]) >= 1 and data["iterations"] == 400
 
 
 @pytest.mark.slow

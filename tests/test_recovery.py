@@ -7,6 +7,7 @@ import signal
 import numpy as np
 import pytest
 
+from distcfr.errors import WorkersLost
 from distcfr.solve.launch import open_solver
 from distcfr.solve.run import RunPlan, run
 
@@ -71,3 +72,40 @@ def test_the_command_line_says_how_many_recoveries_and_what_they_cost(ray_local,
     assert "recovered from lost workers 1 time(s)" in capsys.readouterr().out
     data = json.loads(summary.read_text())
     assert [r["lost_at"] for r in data["recoveries"]] == [2] and data["recoveries"][0]["seconds"] > 0
+
+
+class _LosingOnce:
+    """The part of a sampled solver that run() drives: its workers are lost at iteration 2, and the
+    first ``failed_rebuilds`` attempts to rebuild them are lost too (a node the cluster still lists)."""
+
+    state_on_workers, waiting_on_shards = True, False
+
+    def __init__(self, failed_rebuilds: int):
+        self.iteration, self.failed_rebuilds, self.rebuilds = 0, failed_rebuilds, 0
+
+    def step(self):
+        if self.iteration == 2 and self.rebuilds == 0:
+            raise WorkersLost("a worker died")
+        self.iteration += 1
+
+    def recover(self, checkpoint):
+        self.rebuilds += 1
+        if self.rebuilds <= self.failed_rebuilds:
+            raise WorkersLost("a new worker went to the lost node")
+        self.iteration = 0
+
+    def workers_alive(self):
+        return True
+
+
+def test_a_rebuild_lost_again_is_tried_again_and_a_run_stops_after_its_attempts(monkeypatch):
+    import distcfr.solve.run as run_module
+
+    pauses = []
+    monkeypatch.setattr(run_module.time, "sleep", pauses.append)
+    solver = _LosingOnce(failed_rebuilds=2)
+    result = run(solver, RunPlan(5), handle_signals=False)
+    assert solver.iteration == 5 and solver.rebuilds == 3 and pauses == [1, 2]
+    assert [(r["lost_at"], r["resumed_at"], r["attempts"]) for r in result.recoveries] == [(2, 0, 3)]
+    with pytest.raises(WorkersLost):
+        run(_LosingOnce(failed_rebuilds=run_module.RECOVERY_ATTEMPTS), RunPlan(5), handle_signals=False)

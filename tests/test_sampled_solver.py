@@ -53,6 +53,36 @@ def test_same_seed_same_file_on_1_2_3_workers(ray_local, tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("workers", [2, 3])
+def test_workers_on_other_nodes_are_sent_only_the_rows_their_deals_read_and_give_the_same_bits(ray_local, workers):
+    from distcfr.dist.ray_shards import RayClassBlocks
+
+    game = distcfr.load_game("draw27(ranks=8,suits=2,hand=3,stacks=2:3:1)")
+    batch, blocks = 150, 6  # fewer deals per worker than rows: a worker's deals cannot hold every other row
+
+    def as_if_on_their_own_nodes(spec, n, seed, b):
+        shards = RayClassBlocks(spec, n, workers, seed, b)
+        shards.node_ids = list(range(workers))  # every actor reads the others' rows as if across a network
+        return shards
+
+    local = SampledSolver(game, batch=batch, seed=2, shards=blocks)
+    local.solve(iterations=5)
+    spread = SampledSolver(game, batch=batch, seed=2, shards=blocks, shard_set=as_if_on_their_own_nodes)
+    try:
+        read = [len(ray_local.get(a.plan.remote(1, 6))) for a in spread.shards.actors]
+        rows = np.diff(spread.shards.starts)
+        assert all(n < spread.kernel.n_classes - own for n, own in zip(read, rows)) and max(read) > 0
+        spread.solve(iterations=5)
+        assert spread.iteration == local.iteration == 5
+        for name, table in spread.current_strategy().items():
+            assert np.array_equal(table, local.current_strategy()[name])
+        for name, table in spread.average_strategy().tables.items():
+            assert np.array_equal(table, local.average_strategy().tables[name])
+    finally:
+        spread.close()
+
+
+@pytest.mark.slow
 def test_checkpoints_stream_the_same_bytes_on_any_worker_count_and_resume_bitwise(ray_local, tmp_path,
                                                                                    monkeypatch):
     import distcfr.io.sampled_checkpoint as file_format

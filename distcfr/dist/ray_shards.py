@@ -140,8 +140,9 @@ class _RayClassBlockGroup(ClassBlockGroup):
 class RayClassBlocks(RayGroups, ClassBlockSetBase):
     """A sampled game's shards on Ray actors (``extra``: seed, batch), each owning its classes'
     table rows. After each half-iteration an actor's new strategy rows of the player it updated go
-    to the object store, where the others read them in place in the next half; nothing else moves. An actor that dies takes its rows with
-    it: ``WorkersLost``, from which a run recovers (distcfr.solve.run)."""
+    to the object store, where the others on its node read them in place in the next half; an
+    actor on another node is sent only the rows its deals read. Nothing else moves. An actor that
+    dies takes its rows with it: ``WorkersLost``, from which a run recovers (distcfr.solve.run)."""
 
     group_class = _RayClassBlockGroup
 
@@ -151,15 +152,33 @@ class RayClassBlocks(RayGroups, ClassBlockSetBase):
         super().__init__(spec, n_shards, n_workers, seed, batch)
         rows = self._gather("rows")
         self.starts = [lo for lo, _ in rows] + [rows[-1][1]]
+        self.node_ids = self._gather("node_id")
         self.parts = [[a.sigma.remote(p) for a in self.actors] for p in (0, 1)]
 
     def half_iteration(self, player: int, iteration: int, rule: dict) -> None:
         if self.parts[1 - player] is None:  # let go by release_strategy
             self._restart_strategy()
-        args = (player, iteration, rule, *self.parts[1 - player])
+        parts = self._their_parts(player, iteration)
         self.parts[player] = None  # not read in its own half: the object store holds one copy of the strategy
-        self.pending = (player, [a.half_iteration.options(num_returns=2).remote(*args) for a in self.actors])
+        self.pending = (player, [a.half_iteration.options(num_returns=2).remote(player, iteration, rule, *parts[w])
+                                 for w, a in enumerate(self.actors)])
         self.settle()
+
+    def _their_parts(self, player: int, iteration: int) -> list[list]:
+        """Per actor, the other player's strategy rows of every actor, in row order: all of an actor's
+        published rows where both are on one node (read in place), else only the rows the reader's
+        deals need (``plan``, then ``serve``): what crosses the network shrinks with the workers.
+        Ray chains these calls on the actors without this process waiting."""
+        n, theirs = len(self.actors), self.parts[1 - player]
+        away = [[w for w in range(n) if self.node_ids[w] != self.node_ids[g]] for g in range(n)]  # per owner
+        needs = {w: self.actors[w].plan.remote(player, iteration) for w in sorted({w for ws in away for w in ws})}
+        served = {}
+        for g, readers in enumerate(away):
+            if readers:
+                refs = self.actors[g].serve.options(num_returns=len(readers)).remote(
+                    1 - player, *[needs[w] for w in readers])
+                served |= dict(zip(((g, w) for w in readers), refs if len(readers) > 1 else [refs]))
+        return [[served.get((g, w), theirs[g]) for g in range(n)] for w in range(n)]
 
     def settle(self) -> None:
         if self.pending is None:

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Iterator
 import numpy as np
 
 from distcfr.engine.kernels import sampled_kernel
-from distcfr.engine.row_table import RowTable
+from distcfr.engine.row_table import HeldRows, RowTable
 from distcfr.engine.rules import Rule, regret_matching, rule_from_fields, update_sampled_rows
 from distcfr.engine.sampled_bracket import bracket_chunk, chunk_total
 from distcfr.games.registry import load_game
@@ -123,6 +123,8 @@ class ClassBlockGroup:
         self.regrets = {b.name: np.zeros((rows, *b.shape), table_dtype) for b in kernel.blocks}
         self.sums = {b.name: np.zeros((rows, *b.shape), table_dtype) for b in kernel.blocks}
         self.done = (None, None, first)  # (player, iteration, next block) of the latest half-iteration
+        self.published: list[StrategyRows | None] = [None, None]  # per player: what sigma published last
+        self._plan: tuple | None = None  # (player, iteration, runs): the deals plan drew
         self.interruptible = False  # True while no table is being written (in-process runs stop there)
         self._buffers: dict[tuple, np.ndarray] = {}
 
@@ -144,7 +146,8 @@ class ClassBlockGroup:
         firsts = list(range(self.lo, self.hi, PUBLISH_ROWS))
         chunks = {b.name: [self._publish_rows("sigma", self.regrets, b.name, f, np.float32) for f in firsts]
                   for b in self.kernel.blocks if b.player == player}
-        return StrategyRows(firsts, self.hi, chunks)
+        self.published[player] = StrategyRows(firsts, self.hi, chunks)  # what serve reads
+        return self.published[player]
 
     def _publish_rows(self, use: str, tables: dict, name: str, first: int, dtype):
         """:meth:`publish` regret matching on ``PUBLISH_ROWS`` rows of ``tables[name]`` from class ``first``
@@ -164,25 +167,51 @@ class ClassBlockGroup:
         """Other groups' strategy rows as arrays (a Ray actor reads them from the object store)."""
         return rows
 
+    def plan(self, player: int, iteration: int) -> np.ndarray:
+        """Draw this group's deals of ``player``'s half of ``iteration`` (kept for
+        :meth:`half_iteration`) and return the other player's hand classes in them that lie outside
+        this group's rows (sorted, unique): the rows of the other's strategy the half reads from
+        elsewhere. A deal's other hand is uniform over the deck, so with W groups and b deals per
+        class a group reads about 1 - exp(-b / W) of the rows, not all of them."""
+        runs, block = [], self.first
+        while block < self.stop:
+            end = self._run_end(iteration, block)
+            deals, counts = self._draw(player, iteration, block, end)
+            runs.append((block, end, deals, counts, self.kernel.other_classes(deals, player)))
+            block = end
+        theirs = np.unique(np.concatenate([other[0] for *_, other in runs]))
+        self._plan = (player, iteration, runs)
+        return theirs[(theirs < self.lo) | (theirs >= self.hi)]
+
+    def serve(self, player: int, *needs: np.ndarray) -> list[dict[str, np.ndarray]] | dict[str, np.ndarray]:
+        """For each other group's ``needs`` (:meth:`plan`), the rows among them that this group
+        owns of ``player``'s current strategy (as published last): ``{"ids": class ids, block: rows}``
+        (one per need; for one need, that dict itself, as Ray hands out one return)."""
+        mine = self.fetch([self.published[player]])[0]
+        firsts = [*mine.firsts, mine.stop]
+        tables = {name: RowTable(firsts, chunks) for name, chunks in mine.chunks.items()}
+        out = []
+        for ids in needs:
+            ids = ids[(ids >= self.lo) & (ids < self.hi)]
+            out.append({"ids": ids} | {name: table.take(ids) for name, table in tables.items()})
+        return out[0] if len(out) == 1 else out
+
     def half_iteration(self, player: int, iteration: int, rule: dict, *parts) -> tuple[StrategyRows, int]:
         """Update ``player``'s rows on this group's deals of ``iteration`` with the update rule whose
-        fields are ``rule`` (``Rule.fields()``), against the current
-        strategy: ``parts`` holds the other player's strategy rows of every group (StrategyRows, in
-        row order); the player's own comes from this group's regrets. Returns ``player``'s new
-        strategy rows and the number of deals evaluated. Called again after an interruption with
-        the same arguments, it finishes the blocks it had not done."""
-        parts = self.fetch(list(parts))
+        fields are ``rule`` (``Rule.fields()``), against the current strategy: ``parts`` holds, per
+        group in row order, the other player's strategy rows: all of them (StrategyRows, read in
+        place) or only those this group's deals read (:meth:`serve`, from groups on other machines);
+        the player's own comes from this group's regrets. Returns ``player``'s new strategy rows and
+        the number of deals evaluated. Called again after an interruption with the same arguments,
+        it finishes the blocks it had not done."""
+        self.published[player] = None  # not read in this half: one copy of a player's strategy at a time
+        theirs = self._their_rows(player, list(parts))
         rule = rule_from_fields(rule)
-        firsts = [f for p in parts for f in p.firsts] + [parts[-1].stop]
-        theirs = {b.name: RowTable(firsts, [c for p in parts for c in p.chunks[b.name]]) for b in self.kernel.blocks
-                  if b.player != player}
         if self.done[:2] != (player, iteration):
             self.done = (player, iteration, self.first)
         deals = 0
         try:
-            block = self.done[2]
-            while block < self.stop:
-                end = self._run_end(iteration, block)
+            for block, end, drawn, counts, other in self._runs(player, iteration, self.done[2]):
                 lo, hi = int(self.bounds[block]), int(self.bounds[end])
                 at = slice(lo - self.lo, hi - self.lo)  # the run's rows of this group's tables
                 mine = {b.name: regret_matching_rows(self.regrets[b.name][at],
@@ -190,14 +219,38 @@ class ClassBlockGroup:
                         for b in self.kernel.blocks if b.player == player}  # the strategy that plays this iteration
                 sigma = theirs | {name: RowTable([lo, hi], [table]) for name, table in mine.items()}
                 self.interruptible = True  # sums only: a stop here loses nothing
-                got, n = self._run_sums(sigma, player, iteration, block, end)
+                got = self.kernel.class_sums(sigma, drawn, player, counts, first=lo, other=other) if len(drawn) else {}
                 self.interruptible = False  # the tables change: not to be left half-written
                 for name, sums in got.items():
                     self.update(rule, iteration, name, at, sums, mine[name])
-                self.done, deals, block = (player, iteration, end), deals + n, end
+                self.done, deals = (player, iteration, end), deals + len(drawn)
         finally:
             self.interruptible = False
+        self._plan = None
         return self.sigma(player), deals
+
+    def _their_rows(self, player: int, parts: list) -> dict:
+        """{block: table} of the other player's strategy from ``parts`` (see :meth:`half_iteration`)."""
+        whole = self.fetch([p for p in parts if isinstance(p, StrategyRows)])
+        served = [p for p in parts if not isinstance(p, StrategyRows)]
+        names = [b.name for b in self.kernel.blocks if b.player != player]
+        if not served:
+            firsts = [f for p in whole for f in p.firsts] + [whole[-1].stop]
+            return {name: RowTable(firsts, [c for p in whole for c in p.chunks[name]]) for name in names}
+        ids = np.concatenate([p["ids"] for p in served])
+        return {name: HeldRows(self.kernel.n_classes, [(f, c) for p in whole for f, c in zip(p.firsts, p.chunks[name])],
+                               ids, [p[name] for p in served]) for name in names}
+
+    def _runs(self, player: int, iteration: int, block: int):
+        """(first block, end block, deals, per-class counts, the other's classes or None) of each run
+        of blocks from ``block`` on: :meth:`plan`'s where it drew them, else drawn now."""
+        if self._plan is not None and self._plan[:2] == (player, iteration):
+            yield from (run for run in self._plan[2] if run[0] >= block)
+            return
+        while block < self.stop:
+            end = self._run_end(iteration, block)
+            yield block, end, *self._draw(player, iteration, block, end), None
+            block = end
 
     def _run_end(self, iteration: int, block: int) -> int:
         """The end of the run of blocks from ``block`` evaluated in one call: as many as hold at
@@ -209,16 +262,14 @@ class ClassBlockGroup:
         total = np.cumsum(counts)[self.bounds[block + 1:self.stop + 1] - lo - 1]  # (blocks left,) deals to each end
         return block + max(1, int(np.searchsorted(total, RUN_DEALS, side="right")))
 
-    def _run_sums(self, sigma: dict, player: int, iteration: int, block: int, end: int) -> tuple[dict, int]:
-        """The sums of the classes of blocks [block, end), each block's deals from its own stream."""
+    def _draw(self, player: int, iteration: int, block: int, end: int) -> tuple[np.ndarray, np.ndarray]:
+        """(deals, per-class counts) of the classes of blocks [block, end), each block's deals from
+        its own stream."""
         lo, hi = int(self.bounds[block]), int(self.bounds[end])
         counts = class_deal_counts(self.batch, self.kernel.n_classes, iteration, lo, hi)
         keys = [(STREAM_DOMAIN, 2 * iteration + player, b) for b in range(block, end)]
         cuts = np.split(counts, self.bounds[block + 1:end] - lo)
-        deals = self.kernel.sample_blocks_deals(self.seed, keys, player, lo, cuts)
-        if not len(deals):
-            return {}, 0
-        return self.kernel.class_sums(sigma, deals, player, counts, first=lo), len(deals)
+        return self.kernel.sample_blocks_deals(self.seed, keys, player, lo, cuts), counts
 
     def update(self, rule: Rule, iteration: int, name: str, at: slice, got, sigma: np.ndarray) -> None:
         """Add a block's sums ``got`` to block ``name``'s rows ``at`` (those of the block), played
@@ -247,6 +298,10 @@ class ClassBlockGroup:
         sigma = {b.name: RowTable(firsts, [c for p in parts for c in p.chunks[b.name]]) for b in self.kernel.blocks}
         return [bracket_chunk(self.kernel, sigma, seed, per_class, player, first, stop) for first, stop in chunks]
 
+    def release(self) -> None:
+        """Let this group's references to its published strategy and its drawn deals go."""
+        self.published, self._plan = [None, None], None
+
     def tables(self) -> tuple[dict, dict]:
         """(regrets, sums) of this group's rows, per block."""
         return self.regrets, self.sums
@@ -259,7 +314,7 @@ class ClassBlockGroup:
     def set_table_rows(self, kind: str, name: str, lo: int, rows: np.ndarray) -> None:
         """Set rows from ``lo`` on (see :meth:`table_rows`); the next half-iteration starts afresh."""
         self._table(kind, name)[lo - self.lo:lo - self.lo + len(rows)] = rows
-        self.done = (None, None, self.first)
+        self.done, self.published = (None, None, self.first), [None, None]
 
     def _table(self, kind: str, name: str) -> np.ndarray:
         assert kind in ("regrets", "sums"), kind
@@ -307,6 +362,7 @@ class ClassBlockSetBase:
         """Let the current strategy's rows go (before a final evaluation that needs their memory);
         the next half-iteration publishes them again."""
         self.parts = [None, None]
+        self._gather("release")
 
     def read_rows(self, requests: list[tuple[str, int, int]]) -> Iterator[np.ndarray]:
         """For each request (table "regrets.<block>" or "sums.<block>", lo, hi), in order, those

@@ -1,5 +1,5 @@
-"""A table whose rows are split over several arrays: the current strategy of a sampled solve,
-one part per worker, each read in place from where it lies (Ray's object store)."""
+"""Tables whose rows are split over several arrays: a strategy of a sampled solve, one part per
+worker, each read in place from where it lies (Ray's object store), or only the rows a worker reads."""
 
 from __future__ import annotations
 
@@ -52,3 +52,46 @@ class RowTable:
     def full(self) -> np.ndarray:
         """The whole table as one array (a copy unless there is one part)."""
         return self.parts[0] if len(self.parts) == 1 else np.concatenate(self.parts)
+
+
+class HeldRows:
+    """The rows a worker holds of an (n, ...) table: ``dense`` (first row, rows from it) pieces, in
+    row order, and the rows ``ids`` (sorted, unique, outside those pieces) in ``parts``, one after
+    another. Indexing with an array of held row ids (optionally followed by more indices) gathers
+    like an ndarray would."""
+
+    def __init__(self, n: int, dense: list[tuple[int, np.ndarray]], ids: np.ndarray, parts: list[np.ndarray]):
+        self.firsts = np.array([f for f, _ in dense], dtype=np.int64)
+        self.ends = self.firsts + [len(rows) for _, rows in dense]
+        self.dense = [rows for _, rows in dense]
+        self.ids = np.asarray(ids)
+        self.sparse = RowTable(np.concatenate([[0], np.cumsum([len(p) for p in parts])]), parts)
+        if len(self.ids) != len(self.sparse):
+            raise ValueError("one row of parts per id")
+        self.shape = (n, *parts[0].shape[1:])
+        self.dtype = parts[0].dtype
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def __getitem__(self, key):
+        rows, rest = (key[0], key[1:]) if isinstance(key, tuple) else (key, ())
+        out = self.take(np.asarray(rows))
+        return out[(slice(None), *rest)] if rest else out
+
+    def take(self, rows: np.ndarray) -> np.ndarray:
+        """(len(rows), ...) copy of the given rows; KeyError for a row not held."""
+        out = np.empty((len(rows), *self.shape[1:]), dtype=self.dtype)
+        piece = np.searchsorted(self.firsts, rows, side="right") - 1
+        inside = np.zeros(len(rows), bool)
+        if len(self.dense):
+            inside = (piece >= 0) & (rows < self.ends[np.maximum(piece, 0)])
+        for i in np.unique(piece[inside]):
+            at = inside & (piece == i)
+            out[at] = self.dense[i][rows[at] - self.firsts[i]]
+        elsewhere = rows[~inside]
+        at = np.searchsorted(self.ids, elsewhere)
+        if (at >= len(self.ids)).any() or (self.ids[np.minimum(at, len(self.ids) - 1)] != elsewhere).any():
+            raise KeyError("a row this worker was not sent")
+        out[~inside] = self.sparse.take(at)
+        return out

@@ -151,15 +151,23 @@ class SampledDraw27:
         cols = [hands, others[:, :h]] if player == 0 else [others[:, :h], hands]
         return np.concatenate([*cols, others[:, h:]], axis=1).astype(np.int32)
 
-    def _columns(self, deals: np.ndarray, known: tuple[int, np.ndarray] | None = None):
+    def other_classes(self, deals: np.ndarray, player: int) -> tuple[np.ndarray, np.ndarray]:
+        """((D,) classes, (H, D) canonical orders) of the hands of the player other than ``player``
+        (what :meth:`class_sums` takes as ``other``)."""
+        h, u = self.hand, 1 - player
+        return self.classes.classify_columns(np.ascontiguousarray(np.asarray(deals)[:, u * h:(u + 1) * h].T))
+
+    def _columns(self, deals: np.ndarray, known: tuple[int, np.ndarray] | None = None,
+                 other: tuple | None = None):
         """Classes and canonical orders of both hands: (c1, c2 (D,), can1, can2 (H, D), stub (2H, D)).
         ``known`` = (player, (D,) classes): that player's hands are those classes' representatives,
         whose canonical order is ascending card id (as drawn by :meth:`sample_class_deals`): not
-        classified again."""
+        classified again; nor are the other player's with ``other`` (:meth:`other_classes`)."""
         cols = np.ascontiguousarray(np.asarray(deals, dtype=np.int32).T)  # (4H, D)
         h = self.hand
         hands = [cols[:h], cols[h:2 * h]]
-        found = [self.classes.classify_columns(hands[u]) if known is None or u != known[0] else (known[1], hands[u])
+        found = [(known[1], hands[u]) if known is not None and u == known[0] else
+                 other if known is not None and other is not None else self.classes.classify_columns(hands[u])
                  for u in (0, 1)]
         (c1, can1), (c2, can2) = found
         return c1, c2, can1, can2, cols[2 * h:]
@@ -219,7 +227,7 @@ class SampledDraw27:
         return out
 
     def class_sums(self, sigma: dict, deals: np.ndarray, player: int, counts: np.ndarray,
-                   first: int | None = None) -> dict[str, ClassTotals]:
+                   first: int | None = None, other: tuple | None = None) -> dict[str, ClassTotals]:
         """Batch sums of ``player``'s counterfactual action values and own reach per hand class, for
         deals grouped by that player's class (:meth:`sample_class_deals`: ``counts[i]`` deals of the
         i-th class present, in class order). The same sums as :meth:`cfr_values`, computed per
@@ -231,12 +239,13 @@ class SampledDraw27:
         draw-count group k: the button's draw values X_k = sum_deals w2_k Wt_k, its push value
         sum_k d1_k . X_k + sum (1 - q); the big blind's draw values Q_k = -sum_deals (p stake d1_k) Wt_k,
         its call value d2 . Q. With ``first``, the player's hands are the representatives of classes
-        first + i (as :meth:`sample_class_deals` draws them) and are not classified again.
+        first + i (as :meth:`sample_class_deals` draws them) and are not classified again; with
+        ``other`` too (:meth:`other_classes` of these deals), neither are the other player's.
         """
         counts = np.asarray(counts)
         present = np.flatnonzero(counts)
         known = None if first is None else (player, np.repeat(np.arange(first, first + len(counts)), counts))
-        c1, c2, can1, can2, stub = self._columns(deals, known)
+        c1, c2, can1, can2, stub = self._columns(deals, known, other)
         starts = np.concatenate([[0], np.cumsum(counts[present])])
         rows = (c1, c2)[player][starts[:-1]]  # (G,) each class present
         out = {b.name: ClassTotals(rows, np.empty((len(rows), *b.shape), _WORK),

@@ -166,6 +166,7 @@ def run(solver: Solver, plan: RunPlan, on_iteration: Callable[[Solver, float | N
 
 
 MAX_RECOVERIES = 10  # lost workers a run goes on after; past this it stops (a cluster losing nodes all night)
+RECOVERY_ATTEMPTS = 5  # tries to rebuild the workers after one loss, 1, 2, 3, 4 s apart
 
 
 def _recover(solver, plan: RunPlan, result: RunResult, lost: WorkersLost) -> None:
@@ -177,8 +178,15 @@ def _recover(solver, plan: RunPlan, result: RunResult, lost: WorkersLost) -> Non
 
     began, lost_at = time.perf_counter(), solver.iteration
     point = plan.checkpoint or plan.recovery
-    solver.recover(load_checkpoint(point) if point and Path(point).exists() else None)
-    result.recoveries.append({"lost_at": lost_at, "resumed_at": solver.iteration,
+    for attempt in range(1, RECOVERY_ATTEMPTS + 1):
+        try:
+            solver.recover(load_checkpoint(point) if point and Path(point).exists() else None)
+            break
+        except WorkersLost:  # the cluster had not yet told the lost node from the live ones: new workers went there
+            if attempt == RECOVERY_ATTEMPTS:
+                raise
+            time.sleep(attempt)
+    result.recoveries.append({"lost_at": lost_at, "resumed_at": solver.iteration, "attempts": attempt,
                               "seconds": time.perf_counter() - began})
 
 

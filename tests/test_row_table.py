@@ -1,0 +1,32 @@
+"""Tables split over arrays: the rows a worker holds gather like one array."""
+
+import numpy as np
+import pytest
+
+from distcfr.engine.row_table import HeldRows, RowTable
+
+
+def test_held_rows_gather_dense_pieces_and_sent_rows_like_the_whole_table():
+    rng = np.random.default_rng(0)
+    whole = rng.random((30, 3, 2)).astype(np.float32)
+    sent = np.array([1, 4, 5, 20, 29])  # rows outside the dense pieces [8, 12) and [12, 18)
+    held = HeldRows(30, [(8, whole[8:12]), (12, whole[12:18])], sent, [whole[sent[:3]], whole[sent[3:]]])
+    rows = np.array([29, 8, 17, 4, 12, 1, 1, 20, 11, 5])
+    assert np.array_equal(held[rows], whole[rows])
+    assert np.array_equal(held[rows, :, 1], whole[rows, :, 1])
+    assert held.shape == whole.shape and len(held) == 30
+    with pytest.raises(KeyError):
+        held.take(np.array([8, 2]))  # row 2 was never sent
+    only_sent = HeldRows(30, [], sent, [whole[sent]])
+    assert np.array_equal(only_sent[sent[::-1]], whole[sent[::-1]])
+    with pytest.raises(KeyError):
+        only_sent.take(np.array([30]))
+
+
+def test_row_table_gathers_across_parts_and_sets_rows():
+    whole = np.arange(20.0).reshape(10, 2)
+    table = RowTable([0, 3, 3, 10], [whole[:3].copy(), whole[3:3].copy(), whole[3:].copy()])
+    rows = np.array([9, 0, 4, 2])
+    assert np.array_equal(table[rows], whole[rows])
+    table[np.array([1, 7])] = np.array([[-1.0, -1.0], [-2.0, -2.0]])
+    assert table.full()[1, 0] == -1 and table.full()[7, 1] == -2
