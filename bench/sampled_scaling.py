@@ -4,7 +4,8 @@
 
 Each worker owns the table rows of its hand classes and updates them itself; per half-iteration
 only the updated player's current strategy moves: each worker puts its rows (float32) in the
-object store, and the others read them in place.
+object store, where the others on its node read them in place; a worker on another node is sent
+only the rows its deals read (``--workers 2n`` times 2 workers read that way on this machine).
 
 The workers time themselves: the seconds each spends evaluating its deals (the part that splits)
 and in the rest of its half-iterations (updates, regret matching, the strategy's puts), and the
@@ -13,7 +14,8 @@ workers against one worker's says whether a shortfall from 2x is the split's or 
 
 ``--json FILE`` writes the measured constants (seconds per iteration on 1 and 2 workers, the work
 that splits and the work that does not, the strategy bytes each iteration puts) and the speed-ups:
-``speedup_2`` measured, ``speedup_16`` and ``speedup_64`` from the model over 10 Gb/s links."""
+``speedup_2`` measured, ``speedup_16`` and ``speedup_64`` from the model over 10 Gb/s links, with
+the bytes sent per worker counted from the rows its deals read (``bytes_sent_per_worker_W``)."""
 
 from __future__ import annotations
 
@@ -38,8 +40,9 @@ def main() -> None:
     parser.add_argument("--batch", type=int, help="deals per half-iteration (default: the solver's, 8 per class)")
     parser.add_argument("--shards", type=int, default=32)
     parser.add_argument("--iterations", type=int, default=2)
-    parser.add_argument("--workers", default="0,1,2", help="worker counts to time, 0 for in-process (1 and 2 "
-                        "are needed for the ratio and the model)")
+    parser.add_argument("--workers", default="0,1,2,2n", help="worker counts to time, 0 for in-process, N with "
+                        "n for N workers each read as if on its own node (1 and 2 are needed for the ratio and "
+                        "the model)")
     parser.add_argument("--json", metavar="FILE", help="write the measured constants and the speed-ups here")
     args = parser.parse_args()
 
@@ -51,13 +54,14 @@ def main() -> None:
 
     game = load_game(args.game)
     rows = []
-    counts = [int(w) for w in args.workers.split(",")]
-    for workers in counts:
-        def factory(spec, n_shards, seed, batch, workers=workers):
+    for entry in args.workers.split(","):
+        workers, apart = int(entry.rstrip("n")), entry.endswith("n")
+
+        def factory(spec, n_shards, seed, batch, workers=workers, apart=apart):
             if workers == 0:
                 return LocalClassBlocks(spec, n_shards, seed, batch)
             start_embedded(num_cpus=max(workers, os.cpu_count() or 1))
-            return timed_shards_class()(spec, n_shards, workers, seed, batch)
+            return timed_shards_class(apart)(spec, n_shards, workers, seed, batch)
 
         solver = SampledSolver(game, batch=args.batch, seed=1, shards=args.shards, shard_set=factory)
         solver.step()  # warm-up: actors build their lookup tables, first strategy broadcast
@@ -73,7 +77,7 @@ def main() -> None:
         memory = sampled_estimate(solver.kernel, solver.batch, args.shards, max(workers, 1))
         pids = solver.shards.pids() if workers else [os.getpid()]
         peak = max(peak_rss(pid) for pid in pids)
-        rows.append((workers, seconds, 2 * solver.batch / seconds, moved, memory.per_worker, peak, inside))
+        rows.append((entry, seconds, 2 * solver.batch / seconds, moved, memory.per_worker, peak, inside))
         solver.close()
     print(f"{args.game}, batch {solver.batch:,} deals per half-iteration, {args.shards} shards, "
           f"{os.cpu_count()} CPUs, numpy {np.__version__}")
@@ -84,13 +88,15 @@ def main() -> None:
     for workers, seconds, rate, moved, per_worker, peak, inside in rows:
         split = ", ".join(f"{deals:.2f} + {half - deals:.2f}" for half, deals, _ in inside) or "-"
         beyond = f"{seconds - max(half for half, _, _ in inside):.2f} s" if inside else "-"
-        print(f"| {workers or 'in-process'} | {seconds:.2f} | {rate:,.0f} "
+        where = {"0": "in-process"}.get(workers, workers.replace("n", " (each as on its own node)"))
+        print(f"| {where} | {seconds:.2f} | {rate:,.0f} "
               f"| {moved[0] / 1e6:.0f} + {moved[1] / 1e6:.0f} MB | {per_worker / 1e6:.0f} MB | {peak / 1e6:.0f} MB "
               f"| {split} | {beyond} |")
     by_workers = {row[0]: row for row in rows}
-    if {1, 2} <= set(by_workers):
-        one, two = by_workers[1], by_workers[2]
-        model = print_ratio_and_model(one[1], two[1], two[3], solver.batch, one[6])
+    if {"1", "2"} <= set(by_workers):
+        one, two = by_workers["1"], by_workers["2"]
+        sent = {w: sent_bytes(solver.kernel, args.game, solver.batch, w) for w in (2, 16, 64)}
+        model = print_ratio_and_model(one[1], two[1], two[3], solver.batch, one[6], sent)
         if args.json:
             import json
 
@@ -113,30 +119,43 @@ def main() -> None:
     shutdown()
 
 
-def timed_shards_class():
+def timed_shards_class(apart: bool = False):
     """RayClassBlocks whose actors add up the seconds of their half-iterations and, within them,
-    of evaluating their deals (``take_seconds``)."""
+    of evaluating their deals (``take_seconds``); with ``apart``, every actor reads the others'
+    rows as if on another node (sent only the rows its deals read)."""
     from distcfr.dist.ray_shards import RayClassBlocks, _RayClassBlockGroup
 
     class TimedRowGroup(_RayClassBlockGroup):
         def __init__(self, *args):
             super().__init__(*args)
-            self.seconds = [0.0, 0.0, 0.0]  # in half-iterations, evaluating deals, of it running on a CPU
+            self.seconds = [0.0, 0.0, 0.0]  # in half-iterations (and plan, serve), evaluating deals, of it on a CPU
+            evaluate = self.kernel.class_sums
 
-        def half_iteration(self, *args):
+            def timed(*a, **k):
+                start, cpu = time.perf_counter(), time.thread_time()
+                try:
+                    return evaluate(*a, **k)
+                finally:
+                    self.seconds[1] += time.perf_counter() - start
+                    self.seconds[2] += time.thread_time() - cpu
+
+            self.kernel.class_sums = timed
+
+        def _timed(self, method, *args):
             start = time.perf_counter()
             try:
-                return super().half_iteration(*args)
+                return method(*args)
             finally:
                 self.seconds[0] += time.perf_counter() - start
 
-        def _run_sums(self, *args):
-            start, cpu = time.perf_counter(), time.thread_time()
-            try:
-                return super()._run_sums(*args)
-            finally:
-                self.seconds[1] += time.perf_counter() - start
-                self.seconds[2] += time.thread_time() - cpu
+        def half_iteration(self, *args):
+            return self._timed(super().half_iteration, *args)
+
+        def plan(self, *args):
+            return self._timed(super().plan, *args)
+
+        def serve(self, *args):
+            return self._timed(super().serve, *args)
 
         def take_seconds(self) -> list[float]:
             seconds, self.seconds = self.seconds, [0.0, 0.0, 0.0]
@@ -145,7 +164,21 @@ def timed_shards_class():
     class TimedSampledShards(RayClassBlocks):
         group_class = TimedRowGroup
 
+        def __init__(self, *args):
+            super().__init__(*args)
+            if apart:
+                self.node_ids = list(range(len(self.actors)))
+
     return TimedSampledShards
+
+
+def rows_read(spec: str, batch: int, blocks: int, workers: int, seed: int = 1, iteration: int = 2) -> list[int]:
+    """Per player's half, the other player's strategy rows that the first of ``workers`` workers, each
+    on its own node, is sent (ClassBlockGroup.plan; its tables are never touched, so never resident)."""
+    from distcfr.engine.class_blocks import ClassBlockGroup
+
+    group = ClassBlockGroup(spec, blocks, 0, max(1, blocks // workers), seed, batch)
+    return [len(group.plan(player, iteration)) for player in (0, 1)]
 
 
 def worker_seconds(solver, iterations: int = 1) -> list[tuple[float, float, float]]:
@@ -160,32 +193,46 @@ def worker_seconds(solver, iterations: int = 1) -> list[tuple[float, float, floa
     return [tuple(t / iterations for t in times) for times in seconds]
 
 
-def print_ratio_and_model(one: float, two: float, moved: list[int], batch: int, timed_one: list) -> dict:
+def sent_bytes(kernel, spec: str, batch: int, workers: int) -> int:
+    """Bytes of strategy rows one of ``workers`` workers, each on its own node, is sent per iteration
+    (float32 rows of the other player's blocks that its deals read, both halves)."""
+    row = [sum(int(np.prod(b.shape)) * 4 for b in kernel.blocks if b.player == p) for p in (0, 1)]
+    read = rows_read(spec, batch, workers, workers)  # one block per worker: its share of the classes
+    return sum(n * row[1 - player] for player, n in enumerate(read))
+
+
+def print_ratio_and_model(one: float, two: float, moved: list[int], batch: int, timed_one: list,
+                          sent: dict[int, int]) -> dict:
     """Print 2 workers against 1 and the model's 16 and 64 workers; return the constants and speed-ups.
 
-    The model: t(W) = a / W + b + transfers, each node fetching the other workers' strategy rows each
-    half over 10 Gb/s links. Its constants are measured two ways: from the one worker's own timing
-    (a: its half-iterations, which split by class block; b: the coordinator's time beyond it), the
-    ``speedup_16`` / ``speedup_64`` figures; and, as issue 9 did, from the wall times of 1 and 2
-    workers (``..._from_walls``), which also counts as "not splitting" what two busy cores of one
-    machine lose to each other (shared cache and memory bandwidth), a cost separate machines do not
-    share."""
+    The model: t(W) = a / W + b + transfers, each of W workers on its own node sent, each half over
+    a 10 Gb/s link, the other player's strategy rows its deals read (``sent``; before, every row of
+    every other worker: ``..._all_rows``). Its constants are measured two ways: from the one
+    worker's own timing (a: its half-iterations, which split by class block; b: the coordinator's
+    time beyond it), the ``speedup_16`` / ``speedup_64`` figures; and, as issue 9 did, from the wall
+    times of 1 and 2 workers (``..._from_walls``), which also counts as "not splitting" what two
+    busy cores of one machine lose to each other (shared cache and memory bandwidth), a cost
+    separate machines do not share."""
     print(f"2 workers vs 1: {one / two:.2f}x")
     moved = sum(moved)
     out = {"seconds_1": one, "seconds_2": two, "strategy_bytes_per_iteration": moved,
            "link_bytes_per_second": NETWORK_BYTES_PER_S, "speedup_2": one / two}
+    out |= {f"bytes_sent_per_worker_{w}": n for w, n in sent.items()}
     worker = sum(half for half, _, _ in timed_one)
     ways = {"": (worker, max(one - worker, 0.0)), "_from_walls": (2 * (one - two), max(2 * two - one, 0.0))}
     for suffix, (a, b) in ways.items():
         out[f"splits_seconds{suffix}"], out[f"does_not_split_seconds{suffix}"] = a, b
         for workers in (16, 64):
-            network = moved * (1 - 1 / workers) / NETWORK_BYTES_PER_S
-            t = a / workers + b + network
-            out[f"speedup_{workers}{suffix}"] = one / t
-            out[f"transfer_seconds_{workers}"] = network
-            print(f"model{suffix.replace('_', ' ')}, {workers} workers on {workers} nodes: {t:.2f} s per iteration, "
-                  f"{2 * batch / t:,.0f} deals/s, {one / t:.1f}x one worker (a = {a:.2f} s splits, b = {b:.2f} s "
-                  f"does not, {network:.2f} s of strategy transfers)")
+            transfers = {"": sent[workers], "_all_rows": moved * (1 - 1 / workers)}
+            for rows, bytes_in in transfers.items():
+                network = bytes_in / NETWORK_BYTES_PER_S
+                t = a / workers + b + network
+                out[f"speedup_{workers}{suffix}{rows}"] = one / t
+                out[f"transfer_seconds_{workers}{rows}"] = network
+                name = f"{suffix}{rows}".replace("_", " ")
+                print(f"model{name}, {workers} workers on {workers} nodes: "
+                      f"{t:.2f} s per iteration, {2 * batch / t:,.0f} deals/s, {one / t:.1f}x one worker (a = {a:.2f} s "
+                      f"splits, b = {b:.2f} s does not, {bytes_in / 1e9:.2f} GB sent per worker: {network:.2f} s)")
     return out
 
 
