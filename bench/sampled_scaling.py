@@ -48,12 +48,19 @@ def main() -> None:
 
     from distcfr.dist.runtime import start_embedded
     from distcfr.engine.class_blocks import LocalClassBlocks
+    from distcfr.engine.kernels import sampled_kernel
     from distcfr.engine.memory import sampled_estimate
     from distcfr.games.registry import load_game
-    from distcfr.solve.sampled_solver import SampledSolver
+    from distcfr.solve.sampled_solver import SampledSolver, default_batch
 
     game = load_game(args.game)
     rows = []
+    print(f"{args.game}, batch {args.batch or default_batch(sampled_kernel(game)):,} deals per half-iteration, "
+          f"{args.shards} shards, {os.cpu_count()} CPUs, numpy {np.__version__}")
+    print("| workers | s / iteration | deals/s | strategy put per iteration (button + big blind half) "
+          "| memory per worker: estimate | peak RSS | each worker: evaluating deals + the rest, s / iteration "
+          "| beyond the slowest worker |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |", flush=True)
     for entry in args.workers.split(","):
         workers, apart = int(entry.rstrip("n")), entry.endswith("n")
 
@@ -79,19 +86,7 @@ def main() -> None:
         peak = max(peak_rss(pid) for pid in pids)
         rows.append((entry, seconds, 2 * solver.batch / seconds, moved, memory.per_worker, peak, inside))
         solver.close()
-    print(f"{args.game}, batch {solver.batch:,} deals per half-iteration, {args.shards} shards, "
-          f"{os.cpu_count()} CPUs, numpy {np.__version__}")
-    print("| workers | s / iteration | deals/s | strategy put per iteration (button + big blind half) "
-          "| memory per worker: estimate | peak RSS | each worker: evaluating deals + the rest, s / iteration "
-          "| beyond the slowest worker |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
-    for workers, seconds, rate, moved, per_worker, peak, inside in rows:
-        split = ", ".join(f"{deals:.2f} + {half - deals:.2f}" for half, deals, _ in inside) or "-"
-        beyond = f"{seconds - max(half for half, _, _ in inside):.2f} s" if inside else "-"
-        where = {"0": "in-process"}.get(workers, workers.replace("n", " (each as on its own node)"))
-        print(f"| {where} | {seconds:.2f} | {rate:,.0f} "
-              f"| {moved[0] / 1e6:.0f} + {moved[1] / 1e6:.0f} MB | {per_worker / 1e6:.0f} MB | {peak / 1e6:.0f} MB "
-              f"| {split} | {beyond} |")
+        print_row(*rows[-1])
     by_workers = {row[0]: row for row in rows}
     if {"1", "2"} <= set(by_workers):
         one, two = by_workers["1"], by_workers["2"]
@@ -117,6 +112,15 @@ def main() -> None:
     from distcfr.dist.runtime import shutdown
 
     shutdown()
+
+
+def print_row(workers: str, seconds: float, rate: float, moved: list[int], per_worker: int, peak: int,
+              inside: list) -> None:
+    split = ", ".join(f"{deals:.2f} + {half - deals:.2f}" for half, deals, _ in inside) or "-"
+    beyond = f"{seconds - max(half for half, _, _ in inside):.2f} s" if inside else "-"
+    where = {"0": "in-process"}.get(workers, workers.replace("n", " (each as on its own node)"))
+    print(f"| {where} | {seconds:.2f} | {rate:,.0f} | {moved[0] / 1e6:.0f} + {moved[1] / 1e6:.0f} MB "
+          f"| {per_worker / 1e6:.0f} MB | {peak / 1e6:.0f} MB | {split} | {beyond} |", flush=True)
 
 
 def timed_shards_class(apart: bool = False):
