@@ -432,8 +432,8 @@ class _SampledRun(_Run):
         if len(self.history) == 1:
             self.progress.note(f"  bracket: {self.per_class:,} deals per hand class "
                                f"({4 * self.per_class * solver.kernel.n_classes:,} deals) in "
-                               f"{self.history[0]['eval_seconds']:.3g} s, every {self.args.eval_every} iterations "
-                               f"at most, kept to {EVAL_SHARE:.0%} of the run's time")
+                               f"{self.history[0]['eval_seconds']:.3g} s; one at most every {self.args.eval_every} "
+                               f"iteration(s), kept to {EVAL_SHARE:.0%} of the run's time")
         if self.target and not self.warned and out_of_reach(bracket, self.target):
             self.warned = True
             self.progress.note(f"  target {target_head(self.target, self.game.unit)}: "
@@ -467,12 +467,14 @@ class _SampledRun(_Run):
                 "wall_seconds": wall}
 
     def exploitability_text(self, expl: float) -> str:
-        """The latest bracket's worst stack (by its upper end): upper estimate and 95% interval."""
-        bracket, labels = self.latest[1], self.game.variant_labels
+        """The latest bracket's worst stack (by its upper end): upper estimate and 95% interval, and the
+        iteration it is of (progress lines go on showing it until the next one)."""
+        (iteration, bracket), labels = self.latest, self.game.variant_labels
         low, high = bracket.interval()
         worst = int(np.argmax(high))
         where = f" at {labels[worst]}, the worst of {len(labels)} stacks" if len(labels) > 1 else ""
-        return exploitability_text(float(bracket.high[worst]), self.game.unit, (low[worst], high[worst])) + where
+        text = exploitability_text(float(bracket.high[worst]), self.game.unit, (low[worst], high[worst]))
+        return f"{text}{where} (iteration {iteration})"
 
     def progress_text(self, solver) -> str:
         rate = (solver.deals_done - self.first_deals) / max(time.perf_counter() - self.start, 1e-9)

@@ -31,6 +31,8 @@ def test_out_of_reach_once_the_interval_reaches_zero_and_resolves_no_better_than
     assert out_of_reach(converged, 0.005) and not out_of_reach(converged, 0.006)
     early = bracket([0.05, 0.05], [0.06, 0.06])  # clearly exploitable: its resolution says little yet
     assert not out_of_reach(early, 0.005)
+    lucky = bracket([0.0005, 0.0005], [-0.002, -0.002], se=0.003)  # an upper estimate below 0 by noise
+    assert lucky.interval()[1].max() < 0.005 < lucky.resolution().max() and not out_of_reach(lucky, 0.005)
 
 
 def test_the_samples_to_resolve_a_target_halve_the_resolution_there():

@@ -45,16 +45,21 @@ def test_a_sampled_summary_says_each_stacks_exploitability_in_bb_and_mbb_with_it
         assert shown(lo, stack["exploitability_ci"][0]) and shown(hi, stack["exploitability_ci"][1])
 
 
-def test_progress_lines_say_the_brackets_worst_stack_in_bb_and_mbb(tmp_path, capsys, monkeypatch):
+@pytest.mark.parametrize("game", [SMALL, "draw27(ranks=6,suits=2,hand=2,stacks=2:3:1)"])
+def test_progress_lines_say_the_brackets_worst_stack_in_bb_and_mbb(tmp_path, capsys, monkeypatch, game):
     monkeypatch.setattr("distcfr.train.Progress", functools.partial(Progress, log_every=0.0))  # a line per iteration
-    _, err, data = train(tmp_path, capsys, "--game", SMALL, "--sampling", "--iterations", "4", "--eval-every", "4",
+    _, err, data = train(tmp_path, capsys, "--game", game, "--sampling", "--iterations", "4", "--eval-every", "4",
                          "--target-exploitability", "1e-9")
-    lines = [line for line in err.splitlines() if line.startswith("  iteration 4/4")]
-    found = re.search(rf"exploitability {BB_PER_HAND}, in \[{FIGURE}, {FIGURE}\] BB", lines[-1])
-    (evaluation,) = data["bracket_history"]  # the target's bracket at iteration 4 is the final one too
-    bb, mbb, lo, hi = found.groups()
-    assert shown(bb, evaluation["high"]) and shown(mbb, 1000 * evaluation["high"]) and shown(hi, evaluation["upper"])
-    assert re.search(r"bracket: 1,000 deals per hand class \(144,000 deals\) in \S+ s, every 4 iterations", err)
+    last = [line for line in err.splitlines() if line.startswith("  iteration 4/4")][-1]
+    found = re.search(rf"exploitability {BB_PER_HAND}, in \[{FIGURE}, {FIGURE}\] BB(.*) \(iteration 4\)", last)
+    # the target's bracket at iteration 4 is the final one too: the progress line's worst stack is the summary's
+    worst = max(data["per_variant"], key=lambda row: row["exploitability_ci"][1])
+    bb, mbb, lo, hi, where = found.groups()
+    assert shown(bb, worst["exploitability"]) and shown(mbb, 1000 * worst["exploitability"])
+    assert shown(lo, worst["exploitability_ci"][0]) and shown(hi, worst["exploitability_ci"][1])
+    assert where == ("" if len(data["per_variant"]) == 1 else f" at {worst['variant']}, the worst of 2 stacks")
+    assert re.search(r"bracket: 1,000 deals per hand class \(144,000 deals\) in \S+ s; one at most every 4 "
+                     r"iteration\(s\), kept to 10% of the run's time", err)
 
 
 def test_exact_results_say_bb_and_mbb_per_hand_and_chip_games_chips_per_game(tmp_path, capsys, monkeypatch):
