@@ -128,8 +128,9 @@ def build_parser() -> argparse.ArgumentParser:
                          "(default: 0)")
     sampled.add_argument("--bracket-samples", type=_bracket_samples, metavar="N",
                          help="deals per hand class in each sample set of the exploitability bracket: more is "
-                         f"narrower and slower (default: as many as fit in {BRACKET_DEALS:,} deals, at most "
-                         f"{MAX_PER_CLASS:,}; 14 for 5 cards from 52)")
+                         "narrower (its resolution shrinks as 1/sqrt(N)) and slower; with --target-exploitability "
+                         f"each evaluation is such a bracket (default: as many as fit in {BRACKET_DEALS:,} deals, "
+                         f"at most {MAX_PER_CLASS:,}; 14 for 5 cards from 52)")
     dist = parser.add_argument_group("where it runs")
     dist.add_argument("--address", metavar="auto|HOST:PORT",
                       help="join the Ray cluster started by `ray start` (default: none; a private "
