@@ -9,6 +9,8 @@ import shutil
 import sys
 import time
 
+from distcfr.games.table import fit_line
+
 
 def clock(seconds: float) -> str:
     """Seconds as 42s, 3:07 or 1:02:09."""
@@ -25,23 +27,24 @@ class Progress:
     ``seconds``: the time it stops after; either or neither (a target exploitability)."""
 
     def __init__(self, total: int | None, enabled: bool = True, stream=None, log_every: float = 10.0,
-                 seconds: float | None = None, unit: str = ""):
+                 seconds: float | None = None):
         self._stream = stream
         self.enabled = enabled
         self.redraw = enabled and self.stream.isatty()
         self.interval = 0.1 if self.redraw else log_every
-        self.total, self.seconds, self.unit = total, seconds, unit
+        self.total, self.seconds = total, seconds
         self.start = time.perf_counter()
         self.last_draw = self.start
-        self.exploitability: float | None = None
+        self.exploitability: str | None = None
 
     @property
     def stream(self):
         return self._stream or sys.stderr  # looked up each time: a stop may re-point sys.stderr
 
-    def update(self, iteration: int, done_now: int, exploitability: float | None = None, extra: str = "") -> None:
+    def update(self, iteration: int, done_now: int, exploitability: str | None = None, extra: str = "") -> None:
         """Report (at most every ``interval`` seconds; on a terminal also when a new
-        exploitability arrives). ``done_now``: iterations run since this run started."""
+        exploitability arrives, as its text in the game's units). ``done_now``: iterations run
+        since this run started."""
         if exploitability is not None:
             self.exploitability = exploitability
         if not self.enabled:
@@ -59,7 +62,8 @@ class Progress:
         self.stream.flush()
 
     def line(self, iteration: int, done_now: int, elapsed: float) -> str:
-        """``  iteration 40/100 (40%)  exploitability 1.2e-03 chips  0:12, ~0:18 left``."""
+        """``  iteration 40/100 (40%)  0:12, ~0:18 left  exploitability 1.20e-03 chips per game``: what a
+        narrow terminal cuts off is the end."""
         shares, lefts = [], []
         if self.total:
             left = self.total - iteration
@@ -71,10 +75,15 @@ class Progress:
             lefts.append(self.seconds - elapsed)
         total = f"/{self.total}" if self.total else ""
         share = f" ({min(max(shares), 1):.0%})" if shares else ""
-        expl = f"  exploitability {self.exploitability:.3e}{' ' + self.unit if self.unit else ''}" \
-            if self.exploitability is not None else ""
+        expl = f"  exploitability {self.exploitability}" if self.exploitability is not None else ""
         left = f", ~{clock(min(lefts))} left" if lefts else ""
-        return f"  iteration {iteration}{total}{share}{expl}  {clock(elapsed)}{left}"
+        return f"  iteration {iteration}{total}{share}  {clock(elapsed)}{left}{expl}"
+
+    def note(self, text: str) -> None:
+        """A line of its own amid the progress (on a terminal, over the line being redrawn)."""
+        if self.enabled:
+            self.stream.write("\r\033[K" + fit_line(text) + "\n" if self.redraw else text + "\n")
+            self.stream.flush()
 
     def close(self) -> None:
         if self.redraw:

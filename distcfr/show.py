@@ -33,6 +33,8 @@ from distcfr.evaluate.class_strategy import KIND as CLASS_STRATEGY
 from distcfr.evaluate.export import json_table, openspiel_table
 from distcfr.evaluate.strategy import load_strategy
 from distcfr.evaluate.tables import render_tables
+from distcfr.evaluate.units import exploitability_text
+from distcfr.games.table import fit_line
 from distcfr.io.paths import check_writable, write_atomic
 from distcfr.io.schema import file_format
 
@@ -44,11 +46,12 @@ def table_text(strategy, path, against=None) -> str:
     meta = strategy.meta
     lines = [f"{path}: {strategy.game.spec}, {meta.get('algorithm') or '?'} after {meta.get('iterations', 0)} "
              "iterations"]
-    expl = strategy.exploitability_per_variant()
+    expl, unit = strategy.exploitability_per_variant(), strategy.game.unit
     for v, label in enumerate(strategy.game.variant_labels):
         br1, br2 = strategy.best_response_values(v)
-        lines.append(f"  {label + '  ' if label else ''}value {strategy.value(v):+.6f}  exploitability "
-                     f"{expl[v]:.3e}  (best responses: player 1 {br1:+.6f}, player 2 {br2:+.6f})")
+        lines.append(fit_line(f"  {label + '  ' if label else ''}value {strategy.value(v):+.6f} {unit}  exploitability "
+                              f"{exploitability_text(expl[v], unit)}  (best responses: player 1 {br1:+.6f}, "
+                              f"player 2 {br2:+.6f})"))
     tables = render_tables(strategy)
     if tables:
         lines.append("\n" + tables)

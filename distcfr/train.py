@@ -31,12 +31,14 @@ from distcfr.engine.sampled_bracket import BRACKET_CHUNK as MAX_BRACKET_SAMPLES
 from distcfr.errors import BadParameter, DistcfrError
 from distcfr.evaluate.break_even import refine_crossings
 from distcfr.evaluate.class_strategy import BRACKET_DEALS, MAX_PER_CLASS, default_per_class
+from distcfr.evaluate.reach import out_of_reach, target_summary
 from distcfr.evaluate.summary import exact_summary, sampled_summary
 from distcfr.evaluate.tables import render_tables
+from distcfr.evaluate.units import exploitability_text
 from distcfr.games.registry import REGISTRY, defaults_help, load_game
 from distcfr.io.paths import check_writable, write_atomic
 from distcfr.present.lowball_groups import group_report
-from distcfr.present.run_summary import print_result, print_sampled
+from distcfr.present.run_summary import out_of_reach_text, print_result, print_sampled, target_head
 from distcfr.progress import Progress
 from distcfr.solve.checkpoint import UPDATES, load_checkpoint
 from distcfr.solve.launch import RELEASE_SECONDS, open_solver, resume_solver, use_sampling
@@ -90,8 +92,11 @@ def build_parser() -> argparse.ArgumentParser:
     stop.add_argument("--iterations", type=_positive_int, metavar="N",
                       help="total iterations (a resumed run counts the ones already done)")
     stop.add_argument("--target-exploitability", type=positive_number, metavar="E",
-                      help="stop once the average strategy is at most E chips (BB for draw27) from a Nash "
-                      "equilibrium (sampled: once the bracket's upper estimate is)")
+                      help="stop once the average strategy is at most E from a Nash equilibrium, in the game's "
+                      "unit: BB per hand for draw27, chips per game for the others; sampled: once the upper end "
+                      "of the bracket's 95%% interval is at most E BB per hand at every stack (brackets of "
+                      "--bracket-samples deals per class every --eval-every iterations, kept to "
+                      f"{100 * EVAL_SHARE:g}%% of the run's time)")
     stop.add_argument("--minutes", type=positive_number, metavar="M",
                       help="stop after M minutes of solving, at the end of an iteration (default for a sampled "
                       "solve without another rule: 10)")
@@ -106,7 +111,8 @@ def build_parser() -> argparse.ArgumentParser:
         algo.add_argument(f"--{name}", type=float, metavar="X", help="; ".join(
             f"{rule} {meaning} (default {default:g})" for rule, default, meaning in owners))
     algo.add_argument("--eval-every", type=_positive_int, default=10, metavar="K",
-                      help="compute the exact exploitability every K iterations (default: 10)")
+                      help="evaluate the exploitability every K iterations: exactly, or sampled by a bracket "
+                      "(default: 10)")
     algo.add_argument("--refine-break-even", type=positive_number, metavar="TOL",
                       help="for a list of stacks: refine each break-even stack by bisection (solving "
                       "single stacks) until it is known to within TOL BB")
@@ -122,8 +128,9 @@ def build_parser() -> argparse.ArgumentParser:
                          "(default: 0)")
     sampled.add_argument("--bracket-samples", type=_bracket_samples, metavar="N",
                          help="deals per hand class in each sample set of the exploitability bracket: more is "
-                         f"narrower and slower (default: as many as fit in {BRACKET_DEALS:,} deals, at most "
-                         f"{MAX_PER_CLASS:,}; 14 for 5 cards from 52)")
+                         "narrower (its resolution shrinks as 1/sqrt(N)) and slower; with --target-exploitability "
+                         f"each evaluation is such a bracket (default: as many as fit in {BRACKET_DEALS:,} deals, "
+                         f"at most {MAX_PER_CLASS:,}; 14 for 5 cards from 52)")
     dist = parser.add_argument_group("where it runs")
     dist.add_argument("--address", metavar="auto|HOST:PORT",
                       help="join the Ray cluster started by `ray start` (default: none; a private "
@@ -286,6 +293,11 @@ class _Run:
     def progress_text(self, solver) -> str:
         return ""
 
+    def exploitability_text(self, expl: float) -> str:
+        """The progress line's exploitability: the worst stack's, in the game's units."""
+        stacks = len(self.game.variant_labels)
+        return exploitability_text(expl, self.game.unit) + (f" (worst of {stacks} stacks)" if stacks > 1 else "")
+
     def say(self, text: str) -> None:
         """A line of the end-of-run work (bracket, files), so a long run never goes silent."""
         if not self.args.quiet:
@@ -303,10 +315,11 @@ class _Run:
         self.where = solver.describe()
         self.first_iteration, self.start = solver.iteration, time.perf_counter()
         plan = self.plan(solver)
-        progress = Progress(args.iterations, enabled=not args.quiet, seconds=plan.seconds, unit=self.game.unit)
+        self.progress = progress = Progress(args.iterations, enabled=not args.quiet, seconds=plan.seconds)
 
         def after_iteration(s, expl):
-            progress.update(s.iteration, s.iteration - self.first_iteration, expl, self.progress_text(s))
+            shown = None if expl is None else self.exploitability_text(expl)
+            progress.update(s.iteration, s.iteration - self.first_iteration, shown, self.progress_text(s))
 
         if self.where["workers"]:
             from distcfr.dist.runtime import silence_ray_logs
@@ -391,45 +404,107 @@ class _ExactRun(_Run):
 
 
 class _SampledRun(_Run):
+    """A sampled run: its exploitability is a bracket. With a target, each evaluation is a bracket of
+    the final one's samples (so the one that meets the target is the final one); without, progress
+    brackets take a quarter of them."""
+
     def plan(self, solver) -> RunPlan:
-        self.latest, self.history = [], []  # the latest progress bracket; (seconds, iteration, low, high) of each
         recovery = None
         if solver.launch.resolved and not self.args.checkpoint:  # lost workers are recovered from a point of its own
             self.recovery_folder = tempfile.TemporaryDirectory(prefix="distcfr-recovery-")
             recovery = Path(self.recovery_folder.name) / "recovery.ckpt"
+        target_only = self.args.iterations is None and self.args.minutes is None
         return super().plan(solver, minutes=DEFAULT_MINUTES, evaluate=solver.launch.progress_brackets,
-                            eval_share=EVAL_SHARE, evaluator=self.progress_bracket, recovery=recovery)
+                            eval_share=EVAL_SHARE, evaluator=self.progress_bracket, recovery=recovery,
+                            give_up=self.out_of_reach if target_only else None)
 
     def execute(self, solver) -> dict:
         self.first_deals = solver.deals_done
-        self.per_class = max(2, (self.args.bracket_samples or default_per_class(solver.kernel)) // PROGRESS_SHARE)
+        self.latest, self.history = None, []  # the latest bracket and its iteration; a record of each
+        self.target, self.gave_up, self.warned = self.args.target_exploitability, False, False
+        self.final_per_class = self.args.bracket_samples or default_per_class(solver.kernel)
+        self.per_class = self.final_per_class if self.target else max(2, self.final_per_class // PROGRESS_SHARE)
         return super().execute(solver)
 
     def progress_bracket(self, solver) -> float:
-        self.latest[:] = [solver.bracket(self.per_class)]
-        self.history.append({"seconds": time.perf_counter() - self.start, "iteration": solver.iteration,
-                             "low": float(self.latest[0].low.max()), "high": float(self.latest[0].high.max())})
-        return float(self.latest[0].high.max())
+        """A bracket of the average strategy now; returns its upper end (the worst stack's)."""
+        began = time.perf_counter()
+        bracket = self.record(solver, solver.bracket(self.per_class), began)
+        if len(self.history) == 1:
+            self.progress.note(f"  bracket: {self.per_class:,} deals per hand class "
+                               f"({4 * self.per_class * solver.kernel.n_classes:,} deals) in "
+                               f"{self.history[0]['eval_seconds']:.3g} s; one at most every {self.args.eval_every} "
+                               f"iteration(s), kept to {EVAL_SHARE:.0%} of the run's time")
+        if self.target and not self.warned and out_of_reach(bracket, self.target):
+            self.warned = True
+            self.progress.note(f"  target {target_head(self.target, self.game.unit)}: "
+                               + out_of_reach_text(self.target_summary(solver, bracket), self.game.unit))
+        return float(bracket.interval()[1].max())
+
+    def record(self, solver, bracket, began: float):
+        """Keep ``bracket`` as the latest and its figures in the history; returns it."""
+        now = time.perf_counter()
+        self.latest = (solver.iteration, bracket)
+        self.history.append({"seconds": now - self.start, "iteration": solver.iteration,
+                             "low": float(bracket.low.max()), "high": float(bracket.high.max()),
+                             "upper": float(bracket.interval()[1].max()), "per_class": bracket.per_class,
+                             "eval_seconds": now - began})
+        return bracket
+
+    def out_of_reach(self) -> bool:
+        """Whether the latest bracket says the target is out of its reach (a run with no other stopping
+        rule then ends: it could not end otherwise)."""
+        self.gave_up = out_of_reach(self.latest[1], self.target)
+        return self.gave_up
+
+    def target_summary(self, solver, bracket) -> dict:
+        """Where the run stands against its target (:func:`~distcfr.evaluate.reach.target_summary`), what
+        its brackets cost (the final one's included) and whether it gave up on it."""
+        wall = time.perf_counter() - self.start
+        done = max(solver.iteration - self.first_iteration, 1)
+        return {**target_summary(self.target, bracket, self.game.variant_labels, self.history, solver.iteration,
+                                 wall / done),
+                "gave_up": self.gave_up, "eval_seconds": sum(h["eval_seconds"] for h in self.history),
+                "wall_seconds": wall}
+
+    def exploitability_text(self, expl: float) -> str:
+        """The latest bracket's worst stack (by its upper end): upper estimate and 95% interval, and the
+        iteration it is of (progress lines go on showing it until the next one)."""
+        (iteration, bracket), labels = self.latest, self.game.variant_labels
+        low, high = bracket.interval()
+        worst = int(np.argmax(high))
+        where = f" at {labels[worst]}, the worst of {len(labels)} stacks" if len(labels) > 1 else ""
+        text = exploitability_text(float(bracket.high[worst]), self.game.unit, (low[worst], high[worst]))
+        return f"{text}{where} (iteration {iteration})"
 
     def progress_text(self, solver) -> str:
         rate = (solver.deals_done - self.first_deals) / max(time.perf_counter() - self.start, 1e-9)
-        shown = (f"  bracket [{self.latest[0].low.max():.3f}, {self.latest[0].high.max():.3f}] BB"
-                 if self.latest else "")
         workers = f"  {self.where['workers']} workers" if self.where["workers"] else ""
-        return f"  {rate:,.0f} deals/s  {np.median(solver.visits(1)):,.0f} visits per class{shown}{workers}"
+        return f"  {rate:,.0f} deals/s  {np.median(solver.visits(1)):,.0f} visits per class{workers}"
+
+    def final_bracket(self, solver):
+        """The run's last evaluation where it is of this iteration and the final samples (a target met or
+        an iteration cap), else a new bracket (recorded when the run has a target, for its rate)."""
+        if self.latest and self.latest[0] == solver.iteration and self.latest[1].per_class == self.final_per_class:
+            return self.latest[1]
+        solver.release_strategy()  # the run is over: its memory goes to the bracket and the average
+        per_class = self.final_per_class
+        self.say(f"  final exploitability bracket: {per_class:,} deals per hand class, "
+                 f"{4 * per_class * solver.kernel.n_classes:,} deals in all")
+        began = time.perf_counter()
+        bracket = solver.bracket(per_class)
+        return self.record(solver, bracket, began) if self.target else bracket
 
     def finish(self, solver, result) -> dict:
         args, game = self.args, self.game
-        solver.release_strategy()  # the run is over: its memory goes to the bracket and the average
-        per_class = args.bracket_samples or default_per_class(solver.kernel)
-        self.say(f"  final exploitability bracket: {per_class:,} deals per hand class, "
-                 f"{4 * per_class * solver.kernel.n_classes:,} deals in all")
-        bracket = solver.bracket(per_class)
+        bracket = self.final_bracket(solver)
         strategy = solver.average_strategy()
         solver.close()
         summary = sampled_summary(game, solver, bracket, result.wall_seconds, result.iterations_run,
                                   solver.deals_done - self.first_deals)
         summary["bracket_history"] = self.history
+        if self.target:
+            summary["target"] = self.target_summary(solver, bracket)
         if args.checkpoint or args.resume:
             summary["checkpoint"] = {
                 "path": str(args.checkpoint or args.resume),

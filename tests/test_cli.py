@@ -132,19 +132,20 @@ def test_progress_logs_lines_when_not_on_a_terminal():
 
     stream = io.StringIO()
     progress = Progress(100, stream=stream, log_every=0.0)
-    progress.update(10, 10, 1.5e-3, "  2 workers on 1 node(s)")
+    progress.update(10, 10, "1.50e-03 chips per game", "  2 workers on 1 node(s)")
     progress.update(20, 20)
     progress.close()
     lines = stream.getvalue().splitlines()
     assert len(lines) == 2 and "\r" not in stream.getvalue()
-    assert "iteration 10/100 (10%)" in lines[0] and "1.500e-03" in lines[0] and "left" in lines[0]
+    assert "iteration 10/100 (10%)" in lines[0] and "exploitability 1.50e-03 chips per game" in lines[0]
+    assert "left" in lines[0]
     assert "workers" in lines[0] and "iteration 20/100 (20%)" in lines[1]
 
 
 def test_progress_says_the_share_done_and_the_time_left_against_the_stopping_rule():
     from distcfr.progress import Progress, clock
 
-    resumed = Progress(100, enabled=False, unit="BB")
+    resumed = Progress(100, enabled=False)
     assert resumed.line(60, 10, 20.0) == "  iteration 60/100 (20%)  20s, ~1:20 left"  # 10 of the 50 this run does
     timed = Progress(None, enabled=False, seconds=600)
     assert timed.line(7, 7, 150.0) == "  iteration 7 (25%)  2:30, ~7:30 left"
@@ -166,10 +167,29 @@ def test_a_redrawn_progress_line_never_wraps_the_terminal(monkeypatch):
 
     monkeypatch.setattr("shutil.get_terminal_size", lambda fallback=None: os.terminal_size((80, 24)))
     stream = Terminal()
-    progress = Progress(100, stream=stream, unit="BB")
-    progress.update(10, 10, 1.5e-3, "  123,456 deals/s  1,234 visits per class  bracket [0.123, 0.456] BB  2 workers")
+    progress = Progress(100, stream=stream)
+    progress.update(10, 10, "0.0123 BB (12.3 mBB) per hand, in [0.0041, 0.0310] BB", "  123,456 deals/s  2 workers")
     drawn = stream.getvalue().split("\r")[-1].replace("\033[K", "")
     assert 60 < len(drawn) <= 79
+
+
+def test_a_note_amid_a_redrawn_progress_line_takes_its_place_and_fits_the_terminal(monkeypatch):
+    import io
+
+    from distcfr.progress import Progress
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    monkeypatch.setenv("COLUMNS", "40")
+    stream = Terminal()
+    progress = Progress(100, stream=stream)
+    note = "target 0.01 BB per hand: out of reach of the bracket at --bracket-samples 20"
+    progress.note("  " + note)
+    written = stream.getvalue()
+    assert written.startswith("\r\033[K") and written.endswith("\n")
+    assert all(len(line) <= 40 for line in written[4:].splitlines()) and " ".join(written[4:].split()) == note
 
 
 def test_minutes_stop_an_exact_solve_too(tmp_path):

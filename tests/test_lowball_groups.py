@@ -171,11 +171,11 @@ def test_group_frequencies_match_a_brute_force_over_every_hand():
 
 
 def group_table(text: str) -> list[str]:
-    """The lines of the printed group table: from its header to the legend."""
+    """The lines of the printed group table: from its stack's two lines to the legend."""
     lines = text.splitlines()
     start = next(i for i, line in enumerate(lines) if "hand group" in line)
     end = next(i for i, line in enumerate(lines) if line.startswith("  hands: share of dealt hands"))
-    return [line for line in lines[start - 2:end] if line]
+    return [line for line in lines[start - 3:end] if line]
 
 
 def test_train_and_show_print_the_same_group_table(tmp_path, capsys):
@@ -191,9 +191,10 @@ def test_train_and_show_print_the_same_group_table(tmp_path, capsys):
     table = group_table(shown)
     assert table == group_table(trained)  # the file's float16 numbers, before and after saving
     assert table[0].startswith("  10BB  value ") and "button pushes" in table[0]
-    rows = [line.split()[0] for line in table[3:]]
+    assert table[1].startswith("        exploitability ") and " mBB) per hand, in [" in table[1]
+    rows = [line.split()[0] for line in table[4:]]
     assert rows[:6] == ["4-low", "5-low", "6-low", "7-low", "8-low", "draw"]
-    assert "BB draws" in table[1] and "BTN draws (BB drew" in table[1]
+    assert "BB draws" in table[2] and "BTN draws (BB drew" in table[2]
 
     assert show([str(out), "--format", "json", "--out", str(tmp_path / "s.json")]) == 0
     data = json.loads((tmp_path / "s.json").read_text())
@@ -202,6 +203,10 @@ def test_train_and_show_print_the_same_group_table(tmp_path, capsys):
     assert sum(g["hands"] for g in groups["groups"]) == pytest.approx(1, abs=1e-12)
     assert groups["draw_columns"] == ["pat", "1", "2", "3+"] and groups["stacks"][0]["stack"] == "10BB"
     assert f"{groups['stacks'][0]['push']:.1%}" in table[0]
+    evaluation = data["evaluation"][0]  # the exploitability line is the file's evaluation, in BB and mBB
+    lo, hi = evaluation["exploitability_ci"]
+    high = evaluation["exploitability"]
+    assert f"{high:.4f} BB ({1000 * high:.1f} mBB) per hand, in [{lo:.4f}, {hi:.4f}] BB" in table[1]
     capsys.readouterr()
     assert show([str(out), "--format", "openspiel"]) == 2
     assert show([str(out), "--format", "json", "--hand", "7c3d2c"]) == 2

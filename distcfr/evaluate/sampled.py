@@ -9,6 +9,8 @@ import numpy as np
 
 from distcfr.engine.sampled_bracket import bracket_chunk, bracket_chunks, chunk_total
 
+Z95 = 1.96  # standard errors either side of a normal estimate's 95% interval
+
 
 # ---- exploitability bracket ------------------------------------------------------------------------------
 @dataclasses.dataclass(frozen=True)
@@ -25,6 +27,18 @@ class Bracket:
     value: np.ndarray
     value_se: np.ndarray
     per_class: int
+
+    def interval(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per stack, the 95% interval the bracket reports: the lower estimate less 1.96 standard
+        errors (at least 0), the upper estimate plus 1.96 (its upper end: what a target is held to)."""
+        return np.maximum(self.low - Z95 * self.low_se, 0.0), self.high + Z95 * self.high_se
+
+    def resolution(self) -> np.ndarray:
+        """Per stack, how far above the strategy's exploitability the upper end sits at these
+        samples: the gap between the two estimates (best responses fitted to their own deals gain
+        more as the strategy nears equilibrium) plus the upper end's 1.96 standard errors. Both
+        shrink as the square root of ``per_class``."""
+        return np.maximum(self.high - self.low, 0.0) + Z95 * self.high_se
 
 
 def bracket_from_sums(sums: list[np.ndarray], per_class: int) -> Bracket:
@@ -45,4 +59,4 @@ def exploitability_bracket(game, sigma: dict[str, np.ndarray], seed: int, per_cl
                                           for first, stop in chunks) for player in (0, 1)], per_class)
 
 
-__all__ = ["Bracket", "bracket_from_sums", "exploitability_bracket"]
+__all__ = ["Z95", "Bracket", "bracket_from_sums", "exploitability_bracket"]

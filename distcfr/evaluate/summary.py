@@ -39,12 +39,11 @@ def exact_summary(game, solver, strategy, wall: float, iterations_run: int) -> d
 def sampled_summary(game, solver, bracket, wall: float, iterations_run: int, deals_run: int) -> dict:
     """The summary of a sampled run. ``exploitability`` is the bracket's upper estimate (the
     honest side); ``exploitability_ci`` spans both estimates widened by 1.96 standard errors."""
-    low = bracket.low - 1.96 * bracket.low_se
-    high = bracket.high + 1.96 * bracket.high_se
+    low, high = bracket.interval()
     visits = np.minimum(solver.visits(0), solver.visits(1))
     per_variant = [{"variant": label, "value": float(bracket.value[i]), "value_se": float(bracket.value_se[i]),
                     "exploitability": float(bracket.high[i]),
-                    "exploitability_ci": [float(max(low[i], 0.0)), float(high[i])],
+                    "exploitability_ci": [float(low[i]), float(high[i])],
                     "exploitability_estimates": [float(bracket.low[i]), float(bracket.high[i])]}
                    for i, label in enumerate(game.variant_labels)]
     return {
@@ -55,7 +54,7 @@ def sampled_summary(game, solver, bracket, wall: float, iterations_run: int, dea
         "iterations_per_second": iterations_run / wall if wall > 0 else None,
         "exploitability": float(bracket.high.max()),
         "exploitability_meaning": "upper estimate of the sampled bracket, BB per hand",
-        "exploitability_ci": [float(max(low.max(), 0.0)), float(high.max())],
+        "exploitability_ci": [float(low.max()), float(high.max())],
         "value": float(bracket.value[0]) if len(bracket.value) == 1 else [float(v) for v in bracket.value],
         "value_se": float(bracket.value_se.max()),
         "visits_per_class": {"min": int(visits.min()), "median": float(np.median(visits)),

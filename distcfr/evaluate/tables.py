@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import textwrap
 
+from distcfr.evaluate.units import exploitability_text
 from distcfr.games.table import terminal_width
 
 FULL_VARIANTS = 1  # at most this many variants print their full tables unasked
@@ -28,9 +29,9 @@ def render_tables(strategy, width: int | None = None, variants: list[int] | None
     if variants is None:
         summary = game.summary_tables(strategy) if len(labels) > FULL_VARIANTS else []
         if summary:
-            out.append(_fit(f"== {game.spec}: {len(labels)} stacks, exploitability at most {expl.max():.3e} "
-                            f"{game.unit} (full tables per stack: python -m distcfr.show FILE --html report.html) ==",
-                            width))
+            worst = exploitability_text(expl.max(), game.unit)
+            out.append(_fit(f"== {game.spec}: {len(labels)} stacks, exploitability at most {worst} (full tables per "
+                            "stack: python -m distcfr.show FILE --html report.html) ==", width))
             out.extend(t.render(width) + "\n" for t in summary)
             return "\n".join(out)
         variants = list(range(len(labels)))
@@ -40,7 +41,7 @@ def render_tables(strategy, width: int | None = None, variants: list[int] | None
             continue
         head = f"{game.spec}" + (f", stack {labels[v]}" if labels[v] else "")
         out.append(_fit(f"== {head}: value ({game.seats[0]}) {strategy.value(v):+.6f} {game.unit}, exploitability "
-                        f"{expl[v]:.3e} {game.unit} ==", width))
+                        f"{exploitability_text(expl[v], game.unit)} ==", width))
         out.extend(t.render(width) + "\n" for t in tables)
     return "\n".join(out)
 

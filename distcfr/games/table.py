@@ -22,6 +22,14 @@ def terminal_width() -> int:
     return shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns
 
 
+def fit_line(line: str, width: int | None = None) -> str:
+    """``line`` in lines of at most ``width`` (default: the terminal's), each continuation indented
+    past the first line's leading spaces."""
+    width = width or terminal_width()
+    indent = " " * (len(line) - len(line.lstrip()) + 4)
+    return "\n".join(textwrap.wrap(line, width, subsequent_indent=indent, break_on_hyphens=False)) or line
+
+
 @dataclass
 class Table:
     title: str

@@ -29,6 +29,7 @@ import math
 import numpy as np
 
 from distcfr.evaluate.class_strategy import KIND as CLASS_STRATEGY
+from distcfr.evaluate.units import BB, amount, per
 from distcfr.io.schema import file_format
 
 HAND_DATA_LIMIT = 4_000_000  # bytes of per-class data (push, call, top draws) a sampled page embeds at most
@@ -63,9 +64,10 @@ def exact_page(strategy, source: str) -> str:
             f"<p class='meta'>{_e(source)}: {_e(meta.get('algorithm') or '?')} after {_e(meta.get('iterations', 0))} "
             f"iterations; values are the {_e(game.seats[0])}'s, in {_e(game.unit)}.</p>",
             "<h2>Evaluation</h2>",
-            _html_table(["variant", f"value ({game.seats[0]})", "exploitability", f"best response ({game.seats[0]})",
-                         f"best response ({game.seats[1]})"],
-                        [[label or "-", f"{values[v]:+.6f}", f"{expl[v]:.3e}", f"{br[0, v]:+.6f}", f"{br[1, v]:+.6f}"]
+            _html_table(["variant", f"value ({game.seats[0]})", f"exploitability {per(game.unit)}",
+                         f"best response ({game.seats[0]})", f"best response ({game.seats[1]})"],
+                        [[label or "-", f"{values[v]:+.6f}", amount(expl[v], game.unit), f"{br[0, v]:+.6f}",
+                          f"{br[1, v]:+.6f}"]
                          for v, label in enumerate(labels)], "eval")]
     stacks = game.variant_values
     if stacks is not None and len(stacks) > 1:
@@ -167,15 +169,15 @@ def sampled_page(strategy, source: str) -> str:
         ci = [_number(x) for x in ci] if isinstance(ci, list) and len(ci) == 2 else [None, None]
         rows.append([label, "-" if value is None else f"{value:+.4f}", "-" if se is None else f"{se:.4f}",
                      "-" if value is None or se is None else f"[{value - 1.96 * se:+.4f}, {value + 1.96 * se:+.4f}]",
-                     "-" if high is None else f"{high:.4f}",
-                     "-" if None in ci else f"[{ci[0]:.4f}, {ci[1]:.4f}]"])
+                     "-" if high is None else amount(max(high, 0.0), BB, 4),
+                     "-" if None in ci else f"[{ci[0]:.4f}, {ci[1]:.4f}] BB"])
         if value is not None:
             xs.append(float(kernel.stacks[v]))
             ys.append(value)
             errs.append(1.96 * se if se is not None else 0.0)
             highs.append(high)
-    body.append(_html_table(["stack", "value", "standard error", "value, 95% interval", "exploitability (upper)",
-                             "exploitability, 95% interval"], rows, "eval"))
+    body.append(_html_table(["stack", "value", "standard error", "value, 95% interval",
+                             "exploitability per hand (upper estimate)", "exploitability, 95% interval"], rows, "eval"))
     if not evaluation:
         body.append("<p class='note'>This file carries no evaluation (an interrupted run?).</p>")
     if len(xs) > 1:

@@ -50,6 +50,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from distcfr.cards import RANKS
+from distcfr.evaluate.units import BB, exploitability_text
 
 if TYPE_CHECKING:
     from distcfr.evaluate.class_strategy import ClassStrategy
@@ -200,7 +201,7 @@ def _stack_tables(tables: dict[str, np.ndarray], v: int, stored: bool) -> dict[s
 def group_report(strategy: ClassStrategy, groups: ClassGroups | None = None, stored: bool = False) -> dict:
     """Plain dicts (JSON-ready; None where a group has no weight) of a ClassStrategy per group:
     {"draw_columns": [...], "groups": [{"group", "kind", "hands"}], "stacks": [{"stack", "push",
-    "call", "value"?, "value_se"?, "exploitability_ci"?, "bb_common_draw", "groups": [{"group",
+    "call", "value"?, "value_se"?, "exploitability"?, "exploitability_ci"?, "bb_common_draw", "groups": [{"group",
     "push", "call", "bb_draws" [per column], "btn_draws" [per big-blind draw count k][per column]}]}]}.
     Shares, push and call are fractions of 1. ``stored``: first round the probabilities as the
     strategy's file stores them, so a report printed before saving shows the numbers ``show``
@@ -227,7 +228,7 @@ def group_report(strategy: ClassStrategy, groups: ClassGroups | None = None, sto
         group_push, group_call = _ratio(groups.sum(push), share), _ratio(groups.sum(call), share)
         row = {"stack": label, "push": float(push.sum()), "call": float(call.sum())}
         if v < len(evaluation):
-            row.update({key: evaluation[v][key] for key in ("value", "value_se", "exploitability_ci")
+            row.update({key: evaluation[v][key] for key in ("value", "value_se", "exploitability", "exploitability_ci")
                         if key in evaluation[v]})
         row["bb_common_draw"] = common
         row["groups"] = [{"group": g.label, "push": _num(group_push[i]), "call": _num(group_call[i]),
@@ -246,7 +247,7 @@ def _pct(x, width: int, digits: int = 0) -> str:
 
 
 def render_stack(report: dict, v: int) -> str:
-    """Stack v: its value, exploitability, push and call frequency, then the group table (group |
+    """Stack v: its value, push and call frequency, exploitability, then the group table (group |
     hands | push | call | the big blind's draws | the button's draws)."""
     stack, columns = report["stacks"][v], report["draw_columns"]
     k = stack["bb_common_draw"]
@@ -254,6 +255,7 @@ def render_stack(report: dict, v: int) -> str:
     draws = " ".join(f"{c:>4}" for c in columns)
     lines = [f"  {stack['stack']}{_value_text(stack)}  button pushes {stack['push']:.1%} of hands, "
              f"big blind calls {stack['call']:.1%}",
+             *_exploitability_lines(stack),
              f"    {'':{width}}  {'':>6}  {'':>6}  {'':>6}   {'BB draws':<{len(draws)}}   BTN draws (BB drew {k})",
              f"    {'hand group':<{width}}  {'hands':>6}  {'push':>6}  {'call':>6}   {draws}   {draws}"]
     for g, row in zip(report["groups"], stack["groups"]):
@@ -265,13 +267,19 @@ def render_stack(report: dict, v: int) -> str:
 
 
 def _value_text(stack: dict) -> str:
-    out = ""
-    if "value" in stack:
-        out += f"  value {stack['value']:+.4f}" + (f" +- {stack['value_se']:.4f}" if "value_se" in stack else "")
-    if "exploitability_ci" in stack:
-        lo, hi = stack["exploitability_ci"]
-        out += f"  exploitability in [{lo:.4f}, {hi:.4f}] BB"
-    return out
+    if "value" not in stack:
+        return ""
+    return f"  value {stack['value']:+.4f}" + (f" +- {stack['value_se']:.4f}" if "value_se" in stack else "") + " BB"
+
+
+def _exploitability_lines(stack: dict) -> list[str]:
+    """The stored bracket's line (none where the file has none): its upper estimate, in BB and mBB per
+    hand, and its 95% interval."""
+    if "exploitability_ci" not in stack:
+        return []
+    lo, hi = stack["exploitability_ci"]
+    text = exploitability_text(stack.get("exploitability", hi), BB, (lo, hi))
+    return [f"  {'':{len(stack['stack'])}}  exploitability {text}"]
 
 
 LEGEND = ("  hands: share of dealt hands; push, call: over the group's hands; BB draws: cards the big blind\n"

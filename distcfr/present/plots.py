@@ -88,8 +88,9 @@ def save_sweep_plot(path, summary: dict, groups: dict, top: int = 6) -> None:
         ax.legend(fontsize=8)
     else:
         ax.text(0.5, 0.5, "no progress brackets in this run", ha="center", va="center", transform=ax.transAxes)
+    per_class = history[-1].get("per_class") if history else None
     ax.set(xlabel="minutes", ylabel="exploitability estimates, largest stack (BB)",
-           title="progress brackets (fewer deals per class than the final one)")
+           title="brackets during the run" + (f" ({per_class:,} deals per hand class)" if per_class else ""))
     for ax in axes.flat:
         ax.grid(True, alpha=0.3)
     _write_png(path, fig)

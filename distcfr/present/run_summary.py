@@ -3,6 +3,13 @@ where its files went (from the summary of distcfr.evaluate.summary)."""
 
 from __future__ import annotations
 
+import math
+
+from distcfr.engine.sampled_bracket import BRACKET_CHUNK as MAX_BRACKET_SAMPLES
+from distcfr.evaluate.reach import FIT_POINTS, MIN_POINTS
+from distcfr.evaluate.units import amount, exploitability_text, figure, per
+from distcfr.games.table import fit_line
+from distcfr.io.schema import MAX_ITERATION
 from distcfr.present.lowball_groups import render_compact, render_groups
 
 
@@ -26,11 +33,13 @@ def print_result(summary: dict, out_path, interrupted: bool, checkpoint) -> None
     print(f"{head} {summary['game']} with {summary['algorithm']}{where}: {summary['iterations']} iterations"
           f"{took}{resumed}")
     if len(summary["per_variant"]) == 1:
-        print(f"  exploitability {summary['exploitability']:.3e} {unit}  value ({seat}) {summary['value']:+.6f} {unit}")
+        print(fit_line(f"  exploitability {exploitability_text(summary['exploitability'], unit)}  "
+                       f"value ({seat}) {summary['value']:+.6f} {unit}"))
     else:
-        print(f"  {'stack':>8}  value ({seat}, {unit})  exploitability ({unit})")
+        head = f"value ({seat}, {unit})"
+        print(f"  {'stack':>8}  {head}  exploitability {per(unit)}")
         for row in summary["per_variant"]:
-            print(f"  {row['variant']:>8}  {row['value']:+18.6f}  {row['exploitability']:.3e}")
+            print(f"  {row['variant']:>8}  {row['value']:+{len(head)}.6f}  {amount(row['exploitability'], unit)}")
     if "break_even" in summary:
         points = ", ".join(f"{x:.4g}" for x in summary["break_even"])
         print(f"  break-even stack (the {seat}'s value crosses 0): " + (f"{points} BB" if points else
@@ -46,10 +55,13 @@ def print_sampled(summary: dict, out_path, groups: dict | None = None) -> None:
     took = "" if resumed else f" in {summary['wall_seconds']:.1f} s"
     print(f"sampled {summary['game']} with {summary['algorithm']}: {summary['iterations']} iterations, "
           f"{summary['deals']:,} deals{took}{resumed} ({summary['deals_per_second']:,.0f} deals/s)")
+    unit = summary["unit"]
     for row in summary["per_variant"]:
-        lo, hi = row["exploitability_ci"]
-        print(f"  {row['variant']:>8}  value {row['value']:+.4f} +- {row['value_se']:.4f} BB  "
-              f"exploitability in [{lo:.4f}, {hi:.4f}] BB ({1000 * lo:.1f} to {1000 * hi:.1f} mBB per hand)")
+        expl = exploitability_text(row["exploitability"], unit, row["exploitability_ci"])
+        print(fit_line(f"  {row['variant']:>8}  value {row['value']:+.4f} +- {row['value_se']:.4f} {unit}  "
+                       f"exploitability {expl}"))
+    if "target" in summary:
+        print(fit_line(target_line(summary["target"], unit)))
     if "break_even" in summary:
         points = ", ".join(f"{x:.3f}" for x in summary["break_even"])
         span = summary["break_even_interval"]
@@ -71,3 +83,65 @@ def print_sampled(summary: dict, out_path, groups: dict | None = None) -> None:
         print(render_groups(groups) if len(groups["stacks"]) == 1 else render_compact(groups))
 
 
+def target_head(target: float, unit: str) -> str:
+    """``0.01 BB per hand``: a target as the command line gave it."""
+    return f"{target:g} {unit} {per(unit)}"
+
+
+def target_line(t: dict, unit: str) -> str:
+    """A sampled run against its target (a summary's ``target``) in one line: reached, out of the
+    bracket's reach, or not reached in the run's budget and what the rate says it would need."""
+    share = t["eval_seconds"] / t["wall_seconds"] if t["wall_seconds"] else 0.0
+    upper = f"the bracket's upper end is {amount(t['upper_end'], unit)} at {t['worst_stack']}"
+    cost = (f"{t['evaluations']} bracket(s) of {t['bracket_per_class']:,} deals per hand class took "
+            f"{t['eval_seconds']:.1f} s ({share:.0%} of the run)")
+    head = f"  target {target_head(t['target'], unit)}"
+    if t["reached"]:
+        return f"{head} reached: {upper}; {cost}"
+    if t["out_of_reach"]:
+        stopped = "; the run stopped there (no --iterations or --minutes)" if t["gave_up"] else ""
+        return f"{head} not reached: {upper}; {out_of_reach_text(t, unit)}{stopped}"
+    return f"{head} not reached in the run's budget: {upper}; {_estimate_text(t, unit)}; {cost}"
+
+
+def out_of_reach_text(t: dict, unit: str) -> str:
+    """Why a target is out of the bracket's reach at its samples, and the samples that would reach it."""
+    return (f"out of reach of the bracket at --bracket-samples {t['bracket_per_class']:,}, which resolves "
+            f"{figure(t['resolution'])} {unit} (its estimates' gap plus 1.96 standard errors, both ~1/sqrt(samples)); "
+            f"{_samples_text(t, unit)}")
+
+
+def _samples_text(t: dict, unit: str) -> str:
+    """The deals per hand class that would resolve the target, or that they are more than allowed."""
+    needed = t["samples_to_resolve"]
+    if needed <= MAX_BRACKET_SAMPLES:
+        return f"--bracket-samples {needed:,} would resolve it"
+    best = t["resolution"] * math.sqrt(t["bracket_per_class"] / MAX_BRACKET_SAMPLES)
+    return (f"it needs about {needed:,} deals per hand class, beyond the most allowed ({MAX_BRACKET_SAMPLES:,}, "
+            f"which resolves about {figure(best)} {unit})")
+
+
+def _estimate_text(t: dict, unit: str) -> str:
+    """What the rate the upper end fell at says about the target."""
+    fitted = min(t["evaluations"], FIT_POINTS)
+    if t["samples_to_resolve"] is not None:  # in reach as far as the bracket can tell yet, but not at its samples
+        return (f"the time it needs cannot be estimated yet: the strategy is still clearly exploitable and the "
+                f"bracket resolves only {figure(t['resolution'])} {unit} at --bracket-samples "
+                f"{t['bracket_per_class']:,} ({_samples_text(t, unit)})")
+    if t["rate"] is None:
+        return (f"the time it needs cannot be estimated yet ({t['evaluations']} evaluation(s); a rate needs "
+                f"{MIN_POINTS} whose upper end falls)")
+    rate = (f"at the rate it fell over the last {fitted} evaluations (less the bracket's resolution, as "
+            f"iterations^{t['rate']:.2f})")
+    if t["iterations_needed"] is None:
+        return f"{rate} it needs more than {MAX_ITERATION:,} iterations"
+    return (f"{rate} it needs about {t['iterations_needed']:,} iterations in all, "
+            f"~{_duration(t['seconds_needed'])} more")
+
+
+def _duration(seconds: float) -> str:
+    """``42 s``, ``3.2 minutes``, ``5.1 hours`` or ``2.3 days``."""
+    for size, name in ((86400, "days"), (3600, "hours"), (60, "minutes")):
+        if seconds >= 2 * size:
+            return f"{seconds / size:.1f} {name}"
+    return f"{seconds:.0f} s"

@@ -39,6 +39,7 @@ class RunPlan:
     seconds: float | None = None  # stop after this much wall time (at an iteration's end)
     eval_share: float | None = None  # skip due evaluations while they took more than this share of the time
     evaluator: Callable[[Solver], float] | None = None  # default: the average strategy's exploitability
+    give_up: Callable[[], bool] | None = None  # asked after each evaluation: True ends the run (a target out of reach)
     before_save: Callable[[object], None] | None = None  # told each checkpoint before it is written (its size)
     # where a solver whose state lives on its workers keeps its recovery point when ``checkpoint`` is None
     # (saved at the same cadence); a run with neither recovers lost workers from its start
@@ -147,7 +148,8 @@ def run(solver: Solver, plan: RunPlan, on_iteration: Callable[[Solver, float | N
                 except WorkersLost as lost:
                     _recover(solver, plan, result, lost)
                     continue
-            if expl is not None and plan.target is not None and expl <= plan.target:
+            if expl is not None and plan.target is not None and (expl <= plan.target or plan.give_up is not None
+                                                                  and plan.give_up()):
                 break
             if plan.seconds is not None and time.perf_counter() - start >= plan.seconds:
                 break

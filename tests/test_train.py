@@ -1,0 +1,133 @@
+"""python -m distcfr.train in players' units: exploitability in BB and mBB per hand (chips per game
+for the chip games) in progress lines and end-of-run summaries, read back against the summary
+JSON; and a sampled run's target on the upper end of its bracket."""
+
+import functools
+import json
+import re
+
+import pytest
+from printed import shown
+
+from distcfr.progress import Progress
+from distcfr.train import main
+
+SMALL = "draw27(ranks=6,suits=2,hand=2,stacks=3)"  # 36 hand classes: a bracket of 1,000 per class in ~0.2 s
+FIGURE = r"(\d+\.\d+|\d\.\d\de-\d\d|0)"
+BB = rf"{FIGURE} BB \({FIGURE} mBB\)"
+BB_PER_HAND = rf"{BB} per hand"
+SAMPLED_ROW = re.compile(rf"^\s+(\S+)\s+value \S+ \+- \S+ BB\s+exploitability {BB_PER_HAND}, in \[{FIGURE}, "
+                         rf"{FIGURE}\] BB$")
+
+
+@pytest.fixture(autouse=True)
+def wide(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "1000")  # one line per figure, whatever the terminal running the tests
+
+
+def train(tmp_path, capsys, *argv):
+    """Run train with ``argv``; returns (stdout, stderr, summary)."""
+    summary = tmp_path / "s.json"
+    assert main([*argv, "--workers", "0", "--no-tables", "--out", str(tmp_path / "s.msgpack"),
+                 "--summary-json", str(summary)]) == 0
+    out, err = capsys.readouterr()
+    return out, err, json.loads(summary.read_text())
+
+
+def test_a_sampled_summary_says_each_stacks_exploitability_in_bb_and_mbb_with_its_interval(tmp_path, capsys):
+    out, _, data = train(tmp_path, capsys, "--game", "draw27(ranks=6,suits=2,hand=2,stacks=2:3:1)", "--sampling",
+                         "--iterations", "5", "--bracket-samples", "200", "--quiet")
+    rows = [SAMPLED_ROW.match(line) for line in out.splitlines() if " exploitability " in line]
+    assert [row.group(1) for row in rows] == ["2BB", "3BB"]
+    for row, stack in zip(rows, data["per_variant"]):
+        bb, mbb, lo, hi = row.groups()[1:]
+        assert shown(bb, stack["exploitability"]) and shown(mbb, 1000 * stack["exploitability"])
+        assert shown(lo, stack["exploitability_ci"][0]) and shown(hi, stack["exploitability_ci"][1])
+
+
+@pytest.mark.parametrize("game", [SMALL, "draw27(ranks=6,suits=2,hand=2,stacks=2:3:1)"])
+def test_progress_lines_say_the_brackets_worst_stack_in_bb_and_mbb(tmp_path, capsys, monkeypatch, game):
+    monkeypatch.setattr("distcfr.train.Progress", functools.partial(Progress, log_every=0.0))  # a line per iteration
+    _, err, data = train(tmp_path, capsys, "--game", game, "--sampling", "--iterations", "4", "--eval-every", "4",
+                         "--target-exploitability", "1e-9")
+    last = [line for line in err.splitlines() if line.startswith("  iteration 4/4")][-1]
+    found = re.search(rf"exploitability {BB_PER_HAND}, in \[{FIGURE}, {FIGURE}\] BB(.*) \(iteration 4\)", last)
+    # the target's bracket at iteration 4 is the final one too: the progress line's worst stack is the summary's
+    worst = max(data["per_variant"], key=lambda row: row["exploitability_ci"][1])
+    bb, mbb, lo, hi, where = found.groups()
+    assert shown(bb, worst["exploitability"]) and shown(mbb, 1000 * worst["exploitability"])
+    assert shown(lo, worst["exploitability_ci"][0]) and shown(hi, worst["exploitability_ci"][1])
+    assert where == ("" if len(data["per_variant"]) == 1 else f" at {worst['variant']}, the worst of 2 stacks")
+    assert re.search(r"bracket: 1,000 deals per hand class \(144,000 deals\) in \S+ s; one at most every 4 "
+                     r"iteration\(s\), kept to 10% of the run's time", err)
+
+
+def test_exact_results_say_bb_and_mbb_per_hand_and_chip_games_chips_per_game(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("distcfr.train.Progress", functools.partial(Progress, log_every=0.0))
+    out, err, data = train(tmp_path, capsys, "--game", "draw27(stacks=3:5:1)", "--iterations", "40")
+    rows = [re.match(rf"^\s+(\S+)\s+[+-]\S+\s+{FIGURE} BB \({FIGURE} mBB\)$", line) for line in out.splitlines()]
+    rows = [row for row in rows if row]
+    assert [row.group(1) for row in rows] == ["3BB", "4BB", "5BB"] and "exploitability per hand" in out
+    for row, stack in zip(rows, data["per_stack"]):
+        assert shown(row.group(2), stack["exploitability"]) and shown(row.group(3), 1000 * stack["exploitability"])
+    last = [line for line in err.splitlines() if line.startswith("  iteration 40/40")][-1]
+    worst = re.search(rf"exploitability {BB_PER_HAND} \(worst of 3 stacks\)", last)
+    assert shown(worst.group(1), data["exploitability"])
+
+    out, err, data = train(tmp_path, capsys, "--game", "kuhn", "--iterations", "40")
+    said = re.search(r"exploitability (\S+) chips per game  value \(player 1\) \S+ chips", out)
+    assert shown(said.group(1), data["exploitability"]) and "BB" not in out + err
+    progress = re.search(r"iteration 40/40 \(100%\)  .*  exploitability (\S+) chips per game$", err, re.M)
+    assert shown(progress.group(1), data["exploitability"])
+
+
+def test_a_sampled_run_stops_once_the_brackets_upper_end_is_at_most_the_target(tmp_path, capsys):
+    out, _, data = train(tmp_path, capsys, "--game", SMALL, "--sampling", "--target-exploitability", "0.05",
+                         "--iterations", "100000", "--eval-every", "5", "--quiet")
+    assert data["iterations"] < 100000 and data["iterations"] % 5 == 0
+    target = data["target"]
+    assert target["reached"] and target["upper_end"] <= 0.05 and target["upper_end"] == data["exploitability_ci"][1]
+    line = re.search(rf"target 0.05 BB per hand reached: the bracket's upper end is {BB} at 3BB", out)
+    assert float(line.group(1)) <= 0.05 and shown(line.group(1), target["upper_end"])
+    assert data["bracket_history"][-1]["iteration"] == data["iterations"]  # the final bracket is the one that met it
+
+
+def test_a_target_below_what_the_bracket_resolves_is_said_out_of_reach(tmp_path, capsys):
+    # no --iterations or --minutes: the run stops at the evaluation that finds it out of reach
+    out, err, data = train(tmp_path, capsys, "--game", SMALL, "--sampling", "--target-exploitability", "0.2",
+                           "--bracket-samples", "20")
+    target = data["target"]
+    assert data["iterations"] == 10 and target["out_of_reach"] and target["gave_up"] and not target["reached"]
+    assert target["resolution"] > 0.2 and target["samples_to_resolve"] > 20
+    said = (f"out of reach of the bracket at --bracket-samples 20, which resolves {target['resolution']:.3f} BB (its "
+            f"estimates' gap plus 1.96 standard errors, both ~1/sqrt(samples)); --bracket-samples "
+            f"{target['samples_to_resolve']:,} would resolve it")
+    assert "  target 0.2 BB per hand not reached: the bracket's upper end is " in out
+    assert said + "; the run stopped there (no --iterations or --minutes)" in out
+    assert f"  target 0.2 BB per hand: {said}" in err  # said as soon as it was found, too
+    out, _, data = train(tmp_path, capsys, "--game", SMALL, "--sampling", "--target-exploitability", "0.001",
+                         "--bracket-samples", "20", "--quiet")
+    assert data["target"]["samples_to_resolve"] > 131_072 and "beyond the most allowed (131,072, which resolves" in out
+
+
+def test_a_run_whose_budget_ends_before_its_target_says_how_far_it_got(tmp_path, capsys):
+    out, _, data = train(tmp_path, capsys, "--game", SMALL, "--sampling", "--target-exploitability", "0.012",
+                         "--iterations", "6", "--eval-every", "2", "--bracket-samples", "4000", "--quiet")
+    target = data["target"]
+    assert data["iterations"] == 6 and not target["reached"] and not target["out_of_reach"]
+    line = re.search(rf"target 0.012 BB per hand not reached in the run's budget: the bracket's upper end is "
+                     rf"{BB} at 3BB; (.*)$", out, re.M)
+    assert shown(line.group(1), target["upper_end"]) and target["upper_end"] > 0.012
+    assert "iterations in all" in line.group(3) or "cannot be estimated yet" in line.group(3)
+    assert f"{target['evaluations']} bracket(s) of 4,000 deals per hand class took" in line.group(3)
+
+
+@pytest.mark.parametrize("value, message", [("0", "must be a positive number"), ("-0.01", "must be a positive number"),
+                                            ("nan", "must be a positive number"), ("inf", "must be a positive number"),
+                                            ("0.01BB", "not a number")])
+def test_a_bad_target_is_one_line_and_exit_2(tmp_path, capsys, value, message):
+    out = tmp_path / "s.msgpack"
+    assert main(["--game", SMALL, "--sampling", "--target-exploitability", value, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "--target-exploitability" in err and len(err.strip().splitlines()) == 1
+    assert not out.exists()
