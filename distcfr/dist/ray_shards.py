@@ -77,7 +77,15 @@ class RayGroups:
                 self.group, placement_group_bundle_index=w)).remote(spec, n_shards, *self.blocks[w], *extra)
             for w in range(n_workers)]
         self._closed = False
-        self.pids()  # wait until every actor has built its shards
+        try:
+            self._started()
+        except BaseException:  # e.g. a node lost while they start: nothing of them is left behind
+            self.close()
+            raise
+
+    def _started(self) -> None:
+        """Wait until every actor has built its shards."""
+        self.pids()
 
     def _run(self, method: str, args: tuple) -> list:
         """``<group_class>.<method>(*args)`` on every actor; one result per actor."""
@@ -149,6 +157,8 @@ class RayClassBlocks(RayGroups, ClassBlockSetBase):
         self.pending: tuple | None = None  # (player, [(strategy ref, deals ref) per actor])
         self.interruptible = False
         super().__init__(spec, n_shards, n_workers, seed, batch)
+
+    def _started(self) -> None:
         rows = self._gather("rows")
         self.starts = [lo for lo, _ in rows] + [rows[-1][1]]
         self.parts = [[a.sigma.remote(p) for a in self.actors] for p in (0, 1)]
@@ -181,6 +191,9 @@ class RayClassBlocks(RayGroups, ClassBlockSetBase):
 
     def _restart_strategy(self) -> None:
         self.parts = [[a.sigma.remote(p) for a in self.actors] for p in (0, 1)]
+
+    def pids(self) -> list[int]:
+        return self._get([a.pid.remote() for a in self.actors])  # a lost node: WorkersLost
 
     def current(self) -> dict:
         self.settle()

@@ -63,7 +63,8 @@ class RunResult:
     iterations_run: int = 0
     history: list[tuple[int, float]] = field(default_factory=list)  # (iteration, exploitability)
     workers_lost: bool = False  # stopped with the workers gone too (a signal to the whole group): nothing saved
-    # lost workers the run recovered from: {"lost_at": iteration, "resumed_at": iteration, "seconds": ...}
+    # lost workers the run recovered from: {"lost_at": iteration, "resumed_at": iteration, "seconds": the
+    # recovery's, "waited": how long the call that failed had waited before the loss surfaced}
     recoveries: list[dict] = field(default_factory=list)
     checkpoint_seconds: list[float] = field(default_factory=list)  # how long each checkpoint took to write
 
@@ -110,6 +111,7 @@ def run(solver: Solver, plan: RunPlan, on_iteration: Callable[[Solver, float | N
         while (plan.iterations is None or solver.iteration < plan.iterations) and solver.iteration < MAX_ITERATION:
             if requested:
                 raise StopRequested
+            began = time.perf_counter()
             try:
                 solver.step()
             except StopRequested:
@@ -117,7 +119,7 @@ def run(solver: Solver, plan: RunPlan, on_iteration: Callable[[Solver, float | N
             except WorkersLost as lost:
                 if requested:
                     raise StopRequested from None
-                _recover(solver, plan, result, lost)
+                _recover(solver, plan, result, lost, time.perf_counter() - began)
                 continue
             except (Exception, KeyboardInterrupt):
                 # the signal took the workers down before it reached this loop, or Ray's ray.get raised its own
@@ -142,10 +144,11 @@ def run(solver: Solver, plan: RunPlan, on_iteration: Callable[[Solver, float | N
                 on_iteration(solver, expl)
             point = plan.checkpoint or plan.recovery
             if point and solver.iteration % plan.checkpoint_every == 0:
+                began = time.perf_counter()
                 try:
                     _save(solver, plan, result, point)
                 except WorkersLost as lost:
-                    _recover(solver, plan, result, lost)
+                    _recover(solver, plan, result, lost, time.perf_counter() - began)
                     continue
             if expl is not None and plan.target is not None and expl <= plan.target:
                 break
@@ -168,18 +171,26 @@ def run(solver: Solver, plan: RunPlan, on_iteration: Callable[[Solver, float | N
 MAX_RECOVERIES = 10  # lost workers a run goes on after; past this it stops (a cluster losing nodes all night)
 
 
-def _recover(solver, plan: RunPlan, result: RunResult, lost: WorkersLost) -> None:
+def _recover(solver, plan: RunPlan, result: RunResult, lost: WorkersLost, waited: float) -> None:
     """Lost workers: the solver goes on from its recovery point (its last checkpoint, or its start),
-    on the workers there are now; the run's bits are those of an undisturbed run."""
+    on the workers there are now; the run's bits are those of an undisturbed run. Workers lost
+    while the new ones start (a node that fails late) are recovered from in the same way."""
     if not solver.state_on_workers or len(result.recoveries) >= MAX_RECOVERIES:
         raise lost
     from distcfr.solve.checkpoint import load_checkpoint
 
     began, lost_at = time.perf_counter(), solver.iteration
     point = plan.checkpoint or plan.recovery
-    solver.recover(load_checkpoint(point) if point and Path(point).exists() else None)
-    result.recoveries.append({"lost_at": lost_at, "resumed_at": solver.iteration,
-                              "seconds": time.perf_counter() - began})
+    for _ in range(MAX_RECOVERIES):
+        try:
+            solver.recover(load_checkpoint(point) if point and Path(point).exists() else None)
+        except WorkersLost as again:
+            lost = again
+            continue
+        result.recoveries.append({"lost_at": lost_at, "resumed_at": solver.iteration,
+                                  "seconds": time.perf_counter() - began, "waited": waited})
+        return
+    raise lost
 
 
 def _save(solver, plan: RunPlan, result: RunResult, path: Path) -> None:
