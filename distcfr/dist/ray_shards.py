@@ -12,7 +12,8 @@ rebuilds its shards, and a call marked ``@rerunnable`` is retried on it by Ray
 (``max_task_retries``). What Ray cannot know is that a best response's later steps need the
 state its first step left on the actor: those ``@stateful`` calls are not retried, and a
 loss surfaces as ``BestResponseStateLost``, on which the evaluator redoes the whole best
-response (the one piece of hand-written recovery).
+response (the one piece of hand-written recovery). A lost head is nobody's to recover from: a
+failed call first asks the head watch (distcfr.dist.head_watch), which ends the process then.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from ray.exceptions import GetTimeoutError, ObjectLostError, OutOfMemoryError, R
 from ray.util.placement_group import placement_group, remove_placement_group
 from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
 
+from distcfr.dist import head_watch
 from distcfr.engine.best_response import BestResponseStateLost
 from distcfr.engine.class_blocks import ClassBlockGroup, ClassBlockSetBase, StrategyRows
 from distcfr.engine.shard_set import ShardGroup, ShardSetBase
@@ -99,6 +101,7 @@ class RayGroups:
             except BestResponseStateLost:
                 lost = True
             except RayActorError as err:
+                head_watch.verdict()  # a lost head is not a lost worker: the watch ends the process
                 if retries:  # Ray retried until the actor ran out of restarts
                     raise ClusterError(f"a shard worker kept dying ({MAX_RESTARTS} restarts): "
                                        f"{str(err).strip().splitlines()[0]}") from None
@@ -214,5 +217,6 @@ class RayClassBlocks(RayGroups, ClassBlockSetBase):
             raise ClusterError("a sampled worker was killed for memory and its table rows with it: use fewer "
                                "stacks, or more machines (--address)") from None
         except (RayActorError, ObjectLostError) as err:
+            head_watch.verdict()  # a lost head is not a lost worker: the watch ends the process
             raise WorkersLost(f"a sampled worker died and its table rows with it "
                               f"({str(err).strip().splitlines()[0]})") from None

@@ -40,6 +40,7 @@ class RunPlan:
     eval_share: float | None = None  # skip due evaluations while they took more than this share of the time
     evaluator: Callable[[Solver], float] | None = None  # default: the average strategy's exploitability
     before_save: Callable[[object], None] | None = None  # told each checkpoint before it is written (its size)
+    after_save: Callable[[Path, int], None] | None = None  # told (path, iteration) once a checkpoint's file is whole
     # where a solver whose state lives on its workers keeps its recovery point when ``checkpoint`` is None
     # (saved at the same cadence); a run with neither recovers lost workers from its start
     recovery: Path | None = None
@@ -200,4 +201,6 @@ def _save(solver, plan: RunPlan, result: RunResult, path: Path) -> None:
         if plan.before_save is not None and path == plan.checkpoint:
             plan.before_save(checkpoint)
         checkpoint.save(path)
+        if plan.after_save is not None and path == plan.checkpoint:
+            plan.after_save(path, checkpoint.iteration)
     result.checkpoint_seconds.append(time.perf_counter() - began)
