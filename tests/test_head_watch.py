@@ -1,8 +1,8 @@
 """The head watch (distcfr.dist.head_watch) without a cluster: a TCP listener on loopback plays the
 head's GCS port. The watch calls its handler once the port refuses connections for its grace
-time, never while it listens; the guard process says the run's line (and removes what it was told
+time, or answers nothing for its longer one, never while it listens; the guard process says the run's line (and removes what it was told
 to) when its driver ends without a goodbye while the head is gone, and says nothing otherwise.
-About 10 s in all."""
+About 5 s in all."""
 
 import socket
 import subprocess
@@ -47,6 +47,36 @@ def test_the_watch_calls_its_handler_once_the_head_refuses_for_its_grace_time():
         assert len(lost) == 1 and not watch.running()
     finally:
         watch.stop()
+
+
+def silent_head() -> tuple[socket.socket, list[socket.socket], str]:
+    """A port whose backlog is full: the kernel drops further connections unanswered, as a head whose
+    machine is cut off or gone would."""
+    sock, address = listener()
+    sock.listen(0)
+    held = []
+    for _ in range(4):
+        client = socket.socket()
+        client.setblocking(False)
+        client.connect_ex(sock.getsockname())
+        held.append(client)
+    time.sleep(0.2)
+    return sock, held, address
+
+
+def test_a_head_that_does_not_answer_is_given_up_after_the_silent_grace_time():
+    sock, held, address = silent_head()
+    lost: list[str] = []
+    called = threading.Event()
+    watch = head_watch.HeadWatch(address, lambda why: (lost.append(why), called.set()), silent_seconds=1.0,
+                                 period=0.2)
+    try:
+        assert head_watch.probe(address, 0.2) == "silent"
+        assert called.wait(10) and lost == ["it has not answered for 1 s"]
+    finally:
+        watch.stop()
+        for s in [sock, *held]:
+            s.close()
 
 
 def test_a_stopped_watch_says_nothing():
