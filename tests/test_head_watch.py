@@ -1,8 +1,8 @@
 """The head watch (distcfr.dist.head_watch) without a cluster: a TCP listener on loopback plays the
 head's GCS port. The watch calls its handler once the port refuses connections for its grace
-time, or answers nothing for its longer one, never while it listens; the guard process says the run's line (and removes what it was told
-to) when its driver ends without a goodbye while the head is gone, and says nothing otherwise.
-About 5 s in all."""
+time, or answers nothing for its longer one, never while it listens; the guard process says the
+run's line (and removes what it was told to) when its driver ends without a goodbye while the
+head is gone, and says nothing otherwise. About 5 s in all."""
 
 import socket
 import subprocess
