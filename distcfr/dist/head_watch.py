@@ -90,6 +90,7 @@ class HeadWatch:
 class _State:
     watch: HeadWatch | None = None
     guard: subprocess.Popen | None = None
+    telling = threading.Lock()  # the watch's thread and the run's both tell the guard
     line = PLAIN_LINE  # what a lost head ends the process with ({address} and {why} filled in then)
     tidy: list[str] = []  # glob patterns of the files to remove then
 
@@ -199,8 +200,9 @@ def _tell(kind: str, text: str, guard: subprocess.Popen | None = None) -> None:
     if guard is None:
         return
     try:
-        guard.stdin.write(f"{kind}\t{text}\n")
-        guard.stdin.flush()
+        with _State.telling:
+            guard.stdin.write(f"{kind}\t{text}\n")
+            guard.stdin.flush()
     except (OSError, ValueError):  # the guard is gone: nothing to tell
         pass
 
