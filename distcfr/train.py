@@ -14,6 +14,7 @@ Examples:
 from __future__ import annotations
 
 import argparse
+import glob
 import json
 import os
 import signal
@@ -36,7 +37,7 @@ from distcfr.evaluate.summary import exact_summary, sampled_summary
 from distcfr.evaluate.tables import render_tables
 from distcfr.evaluate.units import exploitability_text
 from distcfr.games.registry import REGISTRY, defaults_help, load_game
-from distcfr.io.paths import check_writable, write_atomic
+from distcfr.io.paths import check_writable, partial_writes, write_atomic
 from distcfr.present.lowball_groups import group_report
 from distcfr.present.run_summary import out_of_reach_text, print_result, print_sampled, target_head
 from distcfr.progress import Progress
@@ -239,9 +240,12 @@ def solve_command(args, guard: StartGuard | None = None) -> dict:
 
         require_matplotlib()
     report = (_SampledRun if sampled else _ExactRun)(args, game, checkpoint is not None)  # the modes part here
+    if checkpoint:
+        report.saved = (args.resume or args.checkpoint, checkpoint.iteration)
     where = {"workers": args.workers, "address": args.address, "report": None if args.quiet else print,
              "needs_bracket": sampled and args.target_exploitability is not None}
     solver, summary = None, {}
+    report.say_head_line()
     try:
         if checkpoint:
             solver = resume_solver(checkpoint, **where)
@@ -256,6 +260,10 @@ def solve_command(args, guard: StartGuard | None = None) -> dict:
         return summary
     finally:  # after a stop or an error Ray may be going away: give it seconds, not minutes
         _release(solver, stopped=summary.get("interrupted", True), said=bool(summary))
+        if args.address:
+            from distcfr.dist import head_watch
+
+            head_watch.forget()
 
 
 def _release(solver, stopped: bool, said: bool) -> None:
@@ -279,6 +287,7 @@ class _Run:
 
     def __init__(self, args, game, resumed: bool):
         self.args, self.game, self.resumed = args, game, resumed
+        self.saved: tuple[str, int] | None = None  # (path, iteration) of the last checkpoint whole on disk
 
     def plan(self, solver, target: float | None = None, minutes: float | None = None, **extra) -> RunPlan:
         """The run's plan from the options: ``target`` and ``minutes`` are the mode's defaults when the
@@ -286,9 +295,38 @@ class _Run:
         args = self.args
         if args.iterations is not None or args.target_exploitability is not None or args.minutes is not None:
             target, minutes = args.target_exploitability, args.minutes
+        if args.checkpoint:
+            self.tidy_if_lost(partial_writes(args.checkpoint))
         return RunPlan(args.iterations, target, args.eval_every, checkpoint=args.checkpoint and Path(args.checkpoint),
                        checkpoint_every=args.checkpoint_every, seconds=minutes * 60 if minutes else None,
-                       before_save=self.announce_checkpoint, **extra)
+                       before_save=self.announce_checkpoint, after_save=self.saved_to, **extra)
+
+    def saved_to(self, path, iteration: int) -> None:
+        self.saved = (str(path), iteration)
+        self.say_head_line()
+
+    def say_head_line(self) -> None:
+        """On a cluster: the one line a lost head ends the run with (distcfr.dist.head_watch), as the
+        run stands now: which checkpoint continues it, from which iteration, or that none does."""
+        if not self.args.address:
+            return
+        from distcfr.dist import head_watch
+
+        if self.saved is None:
+            advice = ("no checkpoint was saved, so there is nothing to resume: run it again"
+                      + ("" if self.args.checkpoint else " (--checkpoint PATH keeps one)"))
+        else:
+            path, iteration = self.saved
+            advice = f"to go on from iteration {iteration}, run it with --resume {path} (any cluster, or --workers 0)"
+        head_watch.say("distcfr.train: error: the Ray cluster's head at {address} is gone ({why}), and the run "
+                       f"with it; {advice}")
+
+    def tidy_if_lost(self, pattern: str) -> None:
+        """Remove what matches the glob ``pattern`` if a lost head ends the run (distcfr.dist.head_watch)."""
+        if self.args.address:
+            from distcfr.dist import head_watch
+
+            head_watch.tidy(pattern)
 
     def progress_text(self, solver) -> str:
         return ""
@@ -413,6 +451,7 @@ class _SampledRun(_Run):
         if solver.launch.resolved and not self.args.checkpoint:  # lost workers are recovered from a point of its own
             self.recovery_folder = tempfile.TemporaryDirectory(prefix="distcfr-recovery-")
             recovery = Path(self.recovery_folder.name) / "recovery.ckpt"
+            self.tidy_if_lost(glob.escape(self.recovery_folder.name))
         target_only = self.args.iterations is None and self.args.minutes is None
         return super().plan(solver, minutes=DEFAULT_MINUTES, evaluate=solver.launch.progress_brackets,
                             eval_share=EVAL_SHARE, evaluator=self.progress_bracket, recovery=recovery,

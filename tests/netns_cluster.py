@@ -324,10 +324,18 @@ class NamespaceCluster:
                 pass
             proc.wait()
 
+    def link_down(self, i: int) -> None:
+        """Take node i's link down: the node is cut off from every other (its processes live on)."""
+        _sh("ip", "-n", self.node_namespaces[i], "link", "set", "eth0", "down")
+
+    def link_up(self, i: int) -> None:
+        """Bring node i's link up again."""
+        _sh("ip", "-n", self.node_namespaces[i], "link", "set", "eth0", "up")
+
     def cut_link(self, i: int, seconds: float) -> None:
         """Take node i's link down for `seconds`, then up again (blocks meanwhile)."""
-        _sh("ip", "-n", self.node_namespaces[i], "link", "set", "eth0", "down")
+        self.link_down(i)
         try:
             time.sleep(seconds)
         finally:
-            _sh("ip", "-n", self.node_namespaces[i], "link", "set", "eth0", "up")
+            self.link_up(i)

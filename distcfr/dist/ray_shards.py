@@ -12,7 +12,8 @@ rebuilds its shards, and a call marked ``@rerunnable`` is retried on it by Ray
 (``max_task_retries``). What Ray cannot know is that a best response's later steps need the
 state its first step left on the actor: those ``@stateful`` calls are not retried, and a
 loss surfaces as ``BestResponseStateLost``, on which the evaluator redoes the whole best
-response (the one piece of hand-written recovery).
+response (the one piece of hand-written recovery). A lost head is nobody's to recover from: a
+failed call first asks the head watch (distcfr.dist.head_watch), which ends the process then.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from ray.exceptions import GetTimeoutError, ObjectLostError, OutOfMemoryError, R
 from ray.util.placement_group import placement_group, remove_placement_group
 from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
 
+from distcfr.dist import head_watch
 from distcfr.engine.best_response import BestResponseStateLost
 from distcfr.engine.class_blocks import ClassBlockGroup, ClassBlockSetBase, StrategyRows
 from distcfr.engine.shard_set import ShardGroup, ShardSetBase
@@ -77,7 +79,15 @@ class RayGroups:
                 self.group, placement_group_bundle_index=w)).remote(spec, n_shards, *self.blocks[w], *extra)
             for w in range(n_workers)]
         self._closed = False
-        self.pids()  # wait until every actor has built its shards
+        try:
+            self._started()
+        except BaseException:  # e.g. a node lost while they start: nothing of them is left behind
+            self.close()
+            raise
+
+    def _started(self) -> None:
+        """Wait until every actor has built its shards."""
+        self.pids()
 
     def _run(self, method: str, args: tuple) -> list:
         """``<group_class>.<method>(*args)`` on every actor; one result per actor."""
@@ -91,6 +101,7 @@ class RayGroups:
             except BestResponseStateLost:
                 lost = True
             except RayActorError as err:
+                head_watch.verdict()  # a lost head is not a lost worker: the watch ends the process
                 if retries:  # Ray retried until the actor ran out of restarts
                     raise ClusterError(f"a shard worker kept dying ({MAX_RESTARTS} restarts): "
                                        f"{str(err).strip().splitlines()[0]}") from None
@@ -150,6 +161,8 @@ class RayClassBlocks(RayGroups, ClassBlockSetBase):
         self.pending: tuple | None = None  # (player, [(strategy ref, deals ref) per actor])
         self.interruptible = False
         super().__init__(spec, n_shards, n_workers, seed, batch)
+
+    def _started(self) -> None:
         rows = self._gather("rows")
         self.starts = [lo for lo, _ in rows] + [rows[-1][1]]
         self.node_ids = self._gather("node_id")
@@ -201,6 +214,9 @@ class RayClassBlocks(RayGroups, ClassBlockSetBase):
     def _restart_strategy(self) -> None:
         self.parts = [[a.sigma.remote(p) for a in self.actors] for p in (0, 1)]
 
+    def pids(self) -> list[int]:
+        return self._get([a.pid.remote() for a in self.actors])  # a lost node: WorkersLost
+
     def current(self) -> dict:
         self.settle()
         out = {}
@@ -220,5 +236,6 @@ class RayClassBlocks(RayGroups, ClassBlockSetBase):
             raise ClusterError("a sampled worker was killed for memory and its table rows with it: use fewer "
                                "stacks, or more machines (--address)") from None
         except (RayActorError, ObjectLostError) as err:
+            head_watch.verdict()  # a lost head is not a lost worker: the watch ends the process
             raise WorkersLost(f"a sampled worker died and its table rows with it "
                               f"({str(err).strip().splitlines()[0]})") from None

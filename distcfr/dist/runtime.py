@@ -6,7 +6,9 @@
   (``address="local"``: a leftover /tmp/ray address file is ignored).
 * Cluster (``--address auto`` or ``HOST:PORT``): joins what ``ray start`` started; token
   authentication is whatever the cluster uses (``RAY_AUTH_MODE=token`` plus ``RAY_AUTH_TOKEN``
-  or ``RAY_AUTH_TOKEN_PATH`` in the environment, see cluster/README.md).
+  or ``RAY_AUTH_TOKEN_PATH`` in the environment, see cluster/README.md). Its head is watched
+  while the run needs it: a lost head ends the process in seconds with one line
+  (distcfr.dist.head_watch).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import socket
 import sys
 import time
 
+from distcfr.dist import head_watch
 from distcfr.errors import ClusterError
 
 
@@ -66,12 +69,16 @@ def connect(address: str) -> None:
     retries for minutes against a wrong address or a refused token), the head is probed with
     short deadlines: a TCP connection, an HTTP/2 handshake (what every gRPC server answers) and
     one GCS request carrying this process's token. Each failure is one ClusterError line
-    saying what to check."""
+    saying what to check. Once joined, the head is watched (distcfr.dist.head_watch) until the
+    run's workers are released."""
+    global _joined
     _keep_signals_from_ray_core()
     if address != "auto":
         _probe(address, address)
     if ray_running():
-        return  # a process embedding distcfr that already joined its cluster
+        if _joined:  # joined here before (an earlier solver of this process): its head is watched again
+            head_watch.start(_gcs_address())
+        return  # else a process embedding distcfr that joined its cluster itself
     target, shown = address, address
     if address == "auto":
         target = _resolve_auto()
@@ -86,6 +93,17 @@ def connect(address: str) -> None:
                      logging_level=logging.ERROR)
     except Exception as err:
         raise ClusterError(f"no Ray cluster reachable at {shown}: {_first_line(err)}{_auth_hint(str(err))}") from None
+    _joined = True
+    head_watch.start(_gcs_address())
+
+
+_joined = False  # whether connect() joined a cluster in this process
+
+
+def _gcs_address() -> str:
+    import ray
+
+    return ray.get_runtime_context().gcs_address
 
 
 def _probe(address: str, shown: str) -> None:
@@ -247,6 +265,7 @@ def release(close, stop_ray: bool, deadline: float) -> bool:
 
     def work():
         close()
+        head_watch.stop()  # the run no longer needs the cluster
         if stop_ray:
             shutdown()
 
@@ -262,7 +281,9 @@ def release(close, stop_ray: bool, deadline: float) -> bool:
     while worker.is_alive() and time.monotonic() < end:
         worker.join(0.1)
         if gcs and worker.is_alive() and not _listening(gcs):
-            return False  # Ray's control store is gone: nothing left to wait for
+            head_watch.verdict()  # a cluster's head that is gone ends the process with its own line
+            if not _listening(gcs):
+                return False  # Ray's control store is gone: nothing left to wait for
     return not worker.is_alive()
 
 
@@ -273,7 +294,10 @@ def ray_alive() -> bool:
 
     if not ray.is_initialized():
         return False
-    return _listening(ray.get_runtime_context().gcs_address)
+    gcs = ray.get_runtime_context().gcs_address
+    if not _listening(gcs):
+        head_watch.verdict()  # a cluster's head that is gone ends the process with its own line
+    return _listening(gcs)
 
 
 def _listening(address: str) -> bool:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import glob
 import os
 import stat
 import tempfile
@@ -186,6 +187,13 @@ def check_writable(path) -> Path:
     os.close(fd)
     os.unlink(probe)
     return path
+
+
+def partial_writes(path) -> str:
+    """A glob of the temporary files that writes of ``path`` leave behind when their process ends
+    mid-way (without unwinding: ``os._exit``, a kill)."""
+    path = _through_links(Path(path))
+    return os.path.join(glob.escape(str(path.parent)), glob.escape(f".{path.name}.") + "*.tmp")
 
 
 def write_atomic(path, payload: bytes) -> None:

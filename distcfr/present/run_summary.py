@@ -71,7 +71,8 @@ def print_sampled(summary: dict, out_path, groups: dict | None = None) -> None:
     lost = summary.get("recoveries") or []
     if lost:
         print(f"  recovered from lost workers {len(lost)} time(s), {sum(r['seconds'] for r in lost):.1f} s in all: "
-              + ", ".join(f"lost at iteration {r['lost_at']}, went on from {r['resumed_at']}" for r in lost))
+              + ", ".join(f"lost at iteration {r['lost_at']} (noticed after {r['waited']:.0f} s), went on from "
+                          f"{r['resumed_at']}" for r in lost))
     print(f"  average strategy written to {out_path} (float16 per hand class)")
     saved = summary.get("checkpoint")
     if saved:

@@ -41,6 +41,7 @@ class RunPlan:
     evaluator: Callable[[Solver], float] | None = None  # default: the average strategy's exploitability
     give_up: Callable[[], bool] | None = None  # asked after each evaluation: True ends the run (a target out of reach)
     before_save: Callable[[object], None] | None = None  # told each checkpoint before it is written (its size)
+    after_save: Callable[[Path, int], None] | None = None  # told (path, iteration) once a checkpoint's file is whole
     # where a solver whose state lives on its workers keeps its recovery point when ``checkpoint`` is None
     # (saved at the same cadence); a run with neither recovers lost workers from its start
     recovery: Path | None = None
@@ -64,7 +65,8 @@ class RunResult:
     iterations_run: int = 0
     history: list[tuple[int, float]] = field(default_factory=list)  # (iteration, exploitability)
     workers_lost: bool = False  # stopped with the workers gone too (a signal to the whole group): nothing saved
-    # lost workers the run recovered from: {"lost_at": iteration, "resumed_at": iteration, "seconds": ...}
+    # lost workers the run recovered from: {"lost_at": iteration, "resumed_at": iteration, "seconds": the
+    # recovery's, "waited": how long the call that failed had waited before the loss surfaced}
     recoveries: list[dict] = field(default_factory=list)
     checkpoint_seconds: list[float] = field(default_factory=list)  # how long each checkpoint took to write
 
@@ -111,6 +113,7 @@ def run(solver: Solver, plan: RunPlan, on_iteration: Callable[[Solver, float | N
         while (plan.iterations is None or solver.iteration < plan.iterations) and solver.iteration < MAX_ITERATION:
             if requested:
                 raise StopRequested
+            began = time.perf_counter()
             try:
                 solver.step()
             except StopRequested:
@@ -118,7 +121,7 @@ def run(solver: Solver, plan: RunPlan, on_iteration: Callable[[Solver, float | N
             except WorkersLost as lost:
                 if requested:
                     raise StopRequested from None
-                _recover(solver, plan, result, lost)
+                _recover(solver, plan, result, lost, time.perf_counter() - began)
                 continue
             except (Exception, KeyboardInterrupt):
                 # the signal took the workers down before it reached this loop, or Ray's ray.get raised its own
@@ -143,10 +146,11 @@ def run(solver: Solver, plan: RunPlan, on_iteration: Callable[[Solver, float | N
                 on_iteration(solver, expl)
             point = plan.checkpoint or plan.recovery
             if point and solver.iteration % plan.checkpoint_every == 0:
+                began = time.perf_counter()
                 try:
                     _save(solver, plan, result, point)
                 except WorkersLost as lost:
-                    _recover(solver, plan, result, lost)
+                    _recover(solver, plan, result, lost, time.perf_counter() - began)
                     continue
             if expl is not None and plan.target is not None and (expl <= plan.target or plan.give_up is not None
                                                                   and plan.give_up()):
@@ -171,9 +175,10 @@ MAX_RECOVERIES = 10  # lost workers a run goes on after; past this it stops (a c
 RECOVERY_ATTEMPTS = 5  # tries to rebuild the workers after one loss, 1, 2, 3, 4 s apart
 
 
-def _recover(solver, plan: RunPlan, result: RunResult, lost: WorkersLost) -> None:
+def _recover(solver, plan: RunPlan, result: RunResult, lost: WorkersLost, waited: float) -> None:
     """Lost workers: the solver goes on from its recovery point (its last checkpoint, or its start),
-    on the workers there are now; the run's bits are those of an undisturbed run."""
+    on the workers there are now; the run's bits are those of an undisturbed run. Workers lost
+    while the new ones start (a node that fails late) are recovered from in the same way."""
     if not solver.state_on_workers or len(result.recoveries) >= MAX_RECOVERIES:
         raise lost
     from distcfr.solve.checkpoint import load_checkpoint
@@ -189,7 +194,7 @@ def _recover(solver, plan: RunPlan, result: RunResult, lost: WorkersLost) -> Non
                 raise
             time.sleep(attempt)
     result.recoveries.append({"lost_at": lost_at, "resumed_at": solver.iteration, "attempts": attempt,
-                              "seconds": time.perf_counter() - began})
+                              "seconds": time.perf_counter() - began, "waited": waited})
 
 
 def _save(solver, plan: RunPlan, result: RunResult, path: Path) -> None:
@@ -199,4 +204,6 @@ def _save(solver, plan: RunPlan, result: RunResult, path: Path) -> None:
         if plan.before_save is not None and path == plan.checkpoint:
             plan.before_save(checkpoint)
         checkpoint.save(path)
+        if plan.after_save is not None and path == plan.checkpoint:
+            plan.after_save(path, checkpoint.iteration)
     result.checkpoint_seconds.append(time.perf_counter() - began)
