@@ -234,9 +234,9 @@ def print_ratio_and_model(one: float, two: float, moved: list[int], batch: int, 
                 out[f"speedup_{workers}{suffix}{rows}"] = one / t
                 out[f"transfer_seconds_{workers}{rows}"] = network
                 name = f"{suffix}{rows}".replace("_", " ")
-                print(f"model{name}, {workers} workers on {workers} nodes: "
-                      f"{t:.2f} s per iteration, {2 * batch / t:,.0f} deals/s, {one / t:.1f}x one worker (a = {a:.2f} s "
-                      f"splits, b = {b:.2f} s does not, {bytes_in / 1e9:.2f} GB sent per worker: {network:.2f} s)")
+                print(f"model{name}, {workers} workers on {workers} nodes: {t:.2f} s per iteration, "
+                      f"{2 * batch / t:,.0f} deals/s, {one / t:.1f}x one worker (a = {a:.2f} s splits, b = {b:.2f} s "
+                      f"does not, {bytes_in / 1e9:.2f} GB sent per worker: {network:.2f} s)")
     return out
 
 
