@@ -15,7 +15,8 @@ workers against one worker's says whether a shortfall from 2x is the split's or 
 ``--json FILE`` writes the measured constants (seconds per iteration on 1 and 2 workers, the work
 that splits and the work that does not, the strategy bytes each iteration puts) and the speed-ups:
 ``speedup_2`` measured, ``speedup_16`` and ``speedup_64`` from the model over 10 Gb/s links, with
-the bytes sent per worker counted from the rows its deals read (``bytes_sent_per_worker_W``)."""
+the bytes sent per worker (``bytes_sent_per_worker_W``): the rows its deals read, packed as the
+workers pack them, from the one-worker run's current strategy."""
 
 from __future__ import annotations
 
@@ -85,12 +86,13 @@ def main() -> None:
         pids = solver.shards.pids() if workers else [os.getpid()]
         peak = max(peak_rss(pid) for pid in pids)
         rows.append((entry, seconds, 2 * solver.batch / seconds, moved, memory.per_worker, peak, inside))
+        if entry == "1":  # what a worker on its own node would be sent, from this run's current strategy
+            sent = {w: sent_bytes(solver, w) for w in (2, 16, 64)}
         solver.close()
         print_row(*rows[-1])
     by_workers = {row[0]: row for row in rows}
     if {"1", "2"} <= set(by_workers):
         one, two = by_workers["1"], by_workers["2"]
-        sent = {w: sent_bytes(solver.kernel, args.game, solver.batch, w) for w in (2, 16, 64)}
         model = print_ratio_and_model(one[1], two[1], two[3], solver.batch, one[6], sent)
         if args.json:
             import json
@@ -176,13 +178,14 @@ def timed_shards_class(apart: bool = False):
     return TimedSampledShards
 
 
-def rows_read(spec: str, batch: int, blocks: int, workers: int, seed: int = 1, iteration: int = 2) -> list[int]:
-    """Per player's half, the other player's strategy rows that the first of ``workers`` workers, each
-    on its own node, is sent (ClassBlockGroup.plan; its tables are never touched, so never resident)."""
+def rows_read(spec: str, batch: int, workers: int, seed: int = 1, iteration: int = 2) -> list[np.ndarray]:
+    """Per player's half, the other player's strategy rows that the first of ``workers`` workers (one
+    class block each), each on its own node, is sent (ClassBlockGroup.plan; its tables are never
+    touched, so never resident)."""
     from distcfr.engine.class_blocks import ClassBlockGroup
 
-    group = ClassBlockGroup(spec, blocks, 0, max(1, blocks // workers), seed, batch)
-    return [len(group.plan(player, iteration)) for player in (0, 1)]
+    group = ClassBlockGroup(spec, workers, 0, 1, seed, batch)
+    return [group.plan(player, iteration) for player in (0, 1)]
 
 
 def worker_seconds(solver, iterations: int = 1) -> list[tuple[float, float, float]]:
@@ -197,21 +200,29 @@ def worker_seconds(solver, iterations: int = 1) -> list[tuple[float, float, floa
     return [tuple(t / iterations for t in times) for times in seconds]
 
 
-def sent_bytes(kernel, spec: str, batch: int, workers: int) -> int:
-    """Bytes of strategy rows one of ``workers`` workers, each on its own node, is sent per iteration
-    (float32 rows of the other player's blocks that its deals read, both halves)."""
-    row = [sum(int(np.prod(b.shape)) * 4 for b in kernel.blocks if b.player == p) for p in (0, 1)]
-    read = rows_read(spec, batch, workers, workers)  # one block per worker: its share of the classes
-    return sum(n * row[1 - player] for player, n in enumerate(read))
+def sent_bytes(solver, workers: int) -> tuple[int, int]:
+    """(bytes as sent, bytes as float32 rows) of the strategy rows one of ``workers`` workers, each on
+    its own node, is sent per iteration: the rows its deals read of the other player's blocks, both
+    halves, packed as ``serve`` packs them from the current strategy of ``solver`` (one Ray worker)."""
+    import ray
+
+    owner = solver.shards.actors[0]
+    packed = plain = 0
+    for player, ids in enumerate(rows_read(solver.game.spec, solver.batch, workers, solver.seed)):
+        sent = ray.get(owner.serve.remote(1 - player, ids))
+        packed += sent["ids"].nbytes + sum(a.nbytes for name, part in sent.items() if name != "ids" for a in part[1:])
+        plain += sum(int(np.prod(shape)) * 4 for name, (shape, *_) in sent.items() if name != "ids")
+    return packed, plain
 
 
 def print_ratio_and_model(one: float, two: float, moved: list[int], batch: int, timed_one: list,
-                          sent: dict[int, int]) -> dict:
+                          sent: dict[int, tuple[int, int]]) -> dict:
     """Print 2 workers against 1 and the model's 16 and 64 workers; return the constants and speed-ups.
 
     The model: t(W) = a / W + b + transfers, each of W workers on its own node sent, each half over
-    a 10 Gb/s link, the other player's strategy rows its deals read (``sent``; before, every row of
-    every other worker: ``..._all_rows``). Its constants are measured two ways: from the one
+    a 10 Gb/s link, the other player's strategy rows its deals read, packed (``sent``: (packed,
+    float32) bytes; ``..._unpacked`` counts them as float32 rows, and ``..._all_rows`` every row of
+    every other worker, as before). Its constants are measured two ways: from the one
     worker's own timing (a: its half-iterations, which split by class block; b: the coordinator's
     time beyond it), the ``speedup_16`` / ``speedup_64`` figures; and, as issue 9 did, from the wall
     times of 1 and 2 workers (``..._from_walls``), which also counts as "not splitting" what two
@@ -221,13 +232,14 @@ def print_ratio_and_model(one: float, two: float, moved: list[int], batch: int, 
     moved = sum(moved)
     out = {"seconds_1": one, "seconds_2": two, "strategy_bytes_per_iteration": moved,
            "link_bytes_per_second": NETWORK_BYTES_PER_S, "speedup_2": one / two}
-    out |= {f"bytes_sent_per_worker_{w}": n for w, n in sent.items()}
+    out |= {f"bytes_sent_per_worker_{w}": packed for w, (packed, _) in sent.items()}
+    out |= {f"bytes_of_rows_read_per_worker_{w}": plain for w, (_, plain) in sent.items()}
     worker = sum(half for half, _, _ in timed_one)
     ways = {"": (worker, max(one - worker, 0.0)), "_from_walls": (2 * (one - two), max(2 * two - one, 0.0))}
     for suffix, (a, b) in ways.items():
         out[f"splits_seconds{suffix}"], out[f"does_not_split_seconds{suffix}"] = a, b
         for workers in (16, 64):
-            transfers = {"": sent[workers], "_all_rows": moved * (1 - 1 / workers)}
+            transfers = {"": sent[workers][0], "_unpacked": sent[workers][1], "_all_rows": moved * (1 - 1 / workers)}
             for rows, bytes_in in transfers.items():
                 network = bytes_in / NETWORK_BYTES_PER_S
                 t = a / workers + b + network

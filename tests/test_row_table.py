@@ -30,3 +30,18 @@ def test_row_table_gathers_across_parts_and_sets_rows():
     assert np.array_equal(table[rows], whole[rows])
     table[np.array([1, 7])] = np.array([[-1.0, -1.0], [-2.0, -2.0]])
     assert table.full()[1, 0] == -1 and table.full()[7, 1] == -2
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_packed_rows_come_back_bit_for_bit_and_smaller_where_most_cells_are_zero(dtype):
+    from distcfr.engine.class_blocks import pack_rows, unpack_rows
+
+    rng = np.random.default_rng(1)
+    rows = np.where(rng.random((50, 3, 8)) < 0.8, 0.0, rng.random((50, 3, 8))).astype(dtype)
+    rows[0, 0, :3] = [-0.0, np.finfo(dtype).tiny, 1.0]  # a negative zero keeps its sign
+    packed = pack_rows(rows)
+    back = unpack_rows(*packed)
+    assert back.dtype == rows.dtype and np.array_equal(back.view(np.uint8), rows.view(np.uint8))
+    assert packed[1].nbytes + packed[2].nbytes < 0.35 * rows.nbytes
+    empty = unpack_rows(*pack_rows(rows[:0]))
+    assert empty.shape == (0, 3, 8)

@@ -94,6 +94,22 @@ def apply_update(rule: Rule, t: int, regrets: np.ndarray, sums: np.ndarray, sigm
             regrets[rows], sums[rows] = r, s
 
 
+def pack_rows(rows: np.ndarray) -> tuple:
+    """Strategy rows as sent to a worker on another node: (shape, a bit per cell that is not +0.0,
+    those cells' values). Regret matching gives every action of negative regret probability 0, most
+    discards of most hands after a few iterations, so this is a fraction of the rows' bytes, and
+    :func:`unpack_rows` gives back the very same bits."""
+    kept = rows.view(np.uint32 if rows.dtype.itemsize == 4 else np.uint16) != 0
+    return rows.shape, np.packbits(kept.reshape(-1)), rows[kept]
+
+
+def unpack_rows(shape: tuple, bits: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """The rows :func:`pack_rows` packed."""
+    rows = np.zeros(shape, values.dtype)
+    rows[np.unpackbits(bits, count=int(np.prod(shape))).reshape(shape).astype(bool)] = values
+    return rows
+
+
 @dataclasses.dataclass(frozen=True)
 class StrategyRows:
     """One group's current strategy rows of one player: chunk i of each block holds rows
@@ -185,15 +201,16 @@ class ClassBlockGroup:
 
     def serve(self, player: int, *needs: np.ndarray) -> list[dict[str, np.ndarray]] | dict[str, np.ndarray]:
         """For each other group's ``needs`` (:meth:`plan`), the rows among them that this group
-        owns of ``player``'s current strategy (as published last): ``{"ids": class ids, block: rows}``
-        (one per need; for one need, that dict itself, as Ray hands out one return)."""
+        owns of ``player``'s current strategy (as published last): ``{"ids": class ids, block: rows
+        packed by :func:`pack_rows`}`` (one per need; for one need, that dict itself, as Ray hands out
+        one return)."""
         mine = self.fetch([self.published[player]])[0]
         firsts = [*mine.firsts, mine.stop]
         tables = {name: RowTable(firsts, chunks) for name, chunks in mine.chunks.items()}
         out = []
         for ids in needs:
             ids = ids[(ids >= self.lo) & (ids < self.hi)]
-            out.append({"ids": ids} | {name: table.take(ids) for name, table in tables.items()})
+            out.append({"ids": ids} | {name: pack_rows(table.take(ids)) for name, table in tables.items()})
         return out[0] if len(out) == 1 else out
 
     def half_iteration(self, player: int, iteration: int, rule: dict, *parts) -> tuple[StrategyRows, int]:
@@ -239,7 +256,7 @@ class ClassBlockGroup:
             return {name: RowTable(firsts, [c for p in whole for c in p.chunks[name]]) for name in names}
         ids = np.concatenate([p["ids"] for p in served])
         return {name: HeldRows(self.kernel.n_classes, [(f, c) for p in whole for f, c in zip(p.firsts, p.chunks[name])],
-                               ids, [p[name] for p in served]) for name in names}
+                               ids, [unpack_rows(*p[name]) for p in served]) for name in names}
 
     def _runs(self, player: int, iteration: int, block: int):
         """(first block, end block, deals, per-class counts, the other's classes or None) of each run
