@@ -98,7 +98,7 @@ def _group_sigterm_after(argv, wait_for: str, tmp_path, pause: float = 1.0):
 
 def _distcfr_lines(output: str) -> list[str]:
     return [line for line in output.splitlines() if line.strip() and not line.startswith("memory: about")
-            and not line.lstrip().startswith("iteration ")]  # progress lines
+            and not line.lstrip().startswith(("iteration ", "bracket: "))]  # progress lines, the bracket's cost
 
 
 @pytest.mark.slow

@@ -119,3 +119,16 @@ def test_the_guard_says_nothing_after_a_goodbye_or_while_the_head_answers(tmp_pa
     proc = guard(address)  # the head is gone, but the driver said goodbye (the run no longer needed it)
     assert proc.communicate(f"say\t{LINE}\ntidy\t{leftover}\nbye\t\n", timeout=30)[1] == ""
     assert leftover.is_dir()
+
+
+def test_the_guard_waits_a_moment_for_a_head_whose_port_still_answers_as_the_driver_ends():
+    sock, address = listener()
+    threading.Timer(1.0, sock.close).start()  # the head's port closes a second after the driver ended
+    began = time.monotonic()
+    assert head_watch._gone(address, within=4.0) == "nothing listens on its port"
+    assert 0.8 < time.monotonic() - began < 3.0
+    kept, address = listener()
+    began = time.monotonic()
+    assert head_watch._gone(address, within=1.0) is None  # it stays: not a lost head
+    assert time.monotonic() - began >= 1.0
+    kept.close()

@@ -35,6 +35,7 @@ from collections.abc import Callable
 REFUSED_SECONDS = 3.0  # nothing listens on the head's port: its processes are gone
 SILENT_SECONDS = 30.0  # no answer at all: a link may come back (Ray's driver itself gives up at 60 s)
 PROBE_SECONDS = 1.0  # between two probes, and the most one probe waits
+GUARD_SECONDS = 5.0  # how long the guard watches a head that still answers after the driver ended
 EXIT_CODE = 1  # what Ray's own end of the driver gives, so that every head loss ends alike
 PLAIN_LINE = "distcfr: the Ray cluster's head at {address} is gone ({why})"
 
@@ -227,16 +228,20 @@ def guard(address: str) -> None:
         sys.stderr.write(_filled(line, address, why) + "\n")
 
 
-def _gone(address: str) -> str | None:
-    """Why the head is gone, or None when it answers (within a few probes)."""
-    for _ in range(3):
+def _gone(address: str, within: float = GUARD_SECONDS) -> str | None:
+    """Why the head is gone, or None when it still answers after ``within`` seconds: Ray may end
+    the driver as the head's first process dies, while its port still answers for a moment."""
+    deadline, silent = time.monotonic() + within, 0
+    while True:
         state = probe(address)
-        if state == "up":
-            return None
         if state == "refused":
             return "nothing listens on its port"
+        silent = silent + 1 if state != "up" else 0
+        if silent >= 3:
+            return "it does not answer"
+        if time.monotonic() >= deadline:
+            return None
         time.sleep(0.5)
-    return "it does not answer"
 
 
 if __name__ == "__main__":
