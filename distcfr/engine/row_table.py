@@ -6,7 +6,24 @@ from __future__ import annotations
 import numpy as np
 
 
-class RowTable:
+class _Gathers:
+    """Indexing by an array of row ids (optionally followed by more indices) through ``take``."""
+
+    shape: tuple
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def __getitem__(self, key):
+        rows, rest = (key[0], key[1:]) if isinstance(key, tuple) else (key, ())
+        out = self.take(np.asarray(rows))
+        return out[(slice(None), *rest)] if rest else out
+
+    def take(self, rows: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+
+class RowTable(_Gathers):
     """Rows [starts[i], starts[i + 1]) of a (n, ...) table live in ``parts[i]`` (rows before
     starts[0] are not held). Indexing with an array of row ids (optionally followed by more
     indices) gathers like an ndarray would; assigning to an array of row ids sets those rows."""
@@ -18,14 +35,6 @@ class RowTable:
             raise ValueError("each part must hold the rows between its start and the next")
         self.shape = (int(self.starts[-1]), *parts[0].shape[1:])
         self.dtype = parts[0].dtype
-
-    def __len__(self) -> int:
-        return self.shape[0]
-
-    def __getitem__(self, key):
-        rows, rest = (key[0], key[1:]) if isinstance(key, tuple) else (key, ())
-        out = self.take(np.asarray(rows))
-        return out[(slice(None), *rest)] if rest else out
 
     def __setitem__(self, rows, values) -> None:
         """Set whole rows (an array of row ids) in the parts that hold them."""
@@ -54,7 +63,7 @@ class RowTable:
         return self.parts[0] if len(self.parts) == 1 else np.concatenate(self.parts)
 
 
-class HeldRows:
+class HeldRows(_Gathers):
     """The rows a worker holds of an (n, ...) table: ``dense`` (first row, rows from it) pieces, in
     row order, and the rows ``ids`` (sorted, unique, outside those pieces) in ``parts``, one after
     another. Indexing with an array of held row ids (optionally followed by more indices) gathers
@@ -70,14 +79,6 @@ class HeldRows:
             raise ValueError("one row of parts per id")
         self.shape = (n, *parts[0].shape[1:])
         self.dtype = parts[0].dtype
-
-    def __len__(self) -> int:
-        return self.shape[0]
-
-    def __getitem__(self, key):
-        rows, rest = (key[0], key[1:]) if isinstance(key, tuple) else (key, ())
-        out = self.take(np.asarray(rows))
-        return out[(slice(None), *rest)] if rest else out
 
     def take(self, rows: np.ndarray) -> np.ndarray:
         """(len(rows), ...) copy of the given rows; KeyError for a row not held."""
