@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from distcfr.cli import OneLineParser, StartGuard, check_distinct, positive_number, whole_number
+from distcfr.dist import head_watch
 from distcfr.engine.rules import AUTO, RULES
 from distcfr.engine.sampled_bracket import BRACKET_CHUNK as MAX_BRACKET_SAMPLES
 from distcfr.errors import BadParameter, DistcfrError
@@ -261,8 +262,6 @@ def solve_command(args, guard: StartGuard | None = None) -> dict:
     finally:  # after a stop or an error Ray may be going away: give it seconds, not minutes
         _release(solver, stopped=summary.get("interrupted", True), said=bool(summary))
         if args.address:
-            from distcfr.dist import head_watch
-
             head_watch.forget()
 
 
@@ -310,8 +309,6 @@ class _Run:
         run stands now: which checkpoint continues it, from which iteration, or that none does."""
         if not self.args.address:
             return
-        from distcfr.dist import head_watch
-
         if self.saved is None:
             advice = ("no checkpoint was saved, so there is nothing to resume: run it again"
                       + ("" if self.args.checkpoint else " (--checkpoint PATH keeps one)"))
@@ -324,8 +321,6 @@ class _Run:
     def tidy_if_lost(self, pattern: str) -> None:
         """Remove what matches the glob ``pattern`` if a lost head ends the run (distcfr.dist.head_watch)."""
         if self.args.address:
-            from distcfr.dist import head_watch
-
             head_watch.tidy(pattern)
 
     def progress_text(self, solver) -> str:

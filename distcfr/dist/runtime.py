@@ -294,19 +294,14 @@ def ray_alive() -> bool:
 
     if not ray.is_initialized():
         return False
-    gcs = ray.get_runtime_context().gcs_address
+    gcs = _gcs_address()
     if not _listening(gcs):
         head_watch.verdict()  # a cluster's head that is gone ends the process with its own line
     return _listening(gcs)
 
 
 def _listening(address: str) -> bool:
-    host, _, port = address.rpartition(":")
-    try:
-        socket.create_connection((host, int(port)), timeout=0.2).close()
-        return True
-    except OSError:
-        return False
+    return head_watch.probe(address, timeout=0.2) == "up"
 
 
 def cluster_cpus() -> int:

@@ -166,9 +166,11 @@ class SampledDraw27:
         cols = np.ascontiguousarray(np.asarray(deals, dtype=np.int32).T)  # (4H, D)
         h = self.hand
         hands = [cols[:h], cols[h:2 * h]]
-        found = [(known[1], hands[u]) if known is not None and u == known[0] else
-                 other if known is not None and other is not None else self.classes.classify_columns(hands[u])
-                 for u in (0, 1)]
+        found = [self.classes.classify_columns(hands[u]) for u in (0, 1)] if known is None else [None, None]
+        if known is not None:
+            mine = known[0]
+            found[mine] = known[1], hands[mine]
+            found[1 - mine] = other if other is not None else self.classes.classify_columns(hands[1 - mine])
         (c1, can1), (c2, can2) = found
         return c1, c2, can1, can2, cols[2 * h:]
 
