@@ -110,7 +110,7 @@ def test_sigterm_to_the_whole_group_of_a_sampled_ray_run_ends_in_seconds_with_on
     elapsed, code, output = _group_sigterm_after(
         ["--game", SMALL, "--sampling", "--iterations", "100000", "--batch", "2000", "--workers", "2",
          "--checkpoint", "ck", "--checkpoint-every", "5", "--out", "s.msgpack"], "memory: about", tmp_path, pause)
-    assert elapsed < 10 and code in (130, -signal.SIGKILL), (elapsed, code, output)  # the start guard kills
+    assert elapsed < 20 and code in (130, -signal.SIGKILL), (elapsed, code, output)  # the start guard kills
     lines = _distcfr_lines(output)
     assert len(lines) == 1 and "Traceback" not in output, output
     assert any(word in lines[0] for word in ("stopped while starting", "workers were stopped too", "interrupted"))
@@ -124,7 +124,7 @@ def test_sigterm_while_ray_starts_ends_in_one_line(tmp_path):
     elapsed, code, output = _group_sigterm_after(
         ["--game", SMALL, "--sampling", "--iterations", "100000", "--batch", "2000", "--workers", "2",
          "--out", "s.msgpack"], "memory: about", tmp_path, 0.0)
-    assert elapsed < 10 and code == -signal.SIGKILL, (elapsed, code, output)  # by the start guard's watcher
+    assert elapsed < 20 and code == -signal.SIGKILL, (elapsed, code, output)  # by the start guard's watcher
     assert _distcfr_lines(output) == ["distcfr.train: stopped while starting, before any iteration; nothing was "
                                       "written"]
     assert not (tmp_path / "s.msgpack").exists()

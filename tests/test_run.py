@@ -88,7 +88,10 @@ def test_sigterm_to_the_whole_process_group_saves_and_exits_in_seconds(tmp_path)
         if driver.poll() is None:
             os.killpg(driver.pid, signal.SIGKILL)
             driver.wait()
-    assert elapsed < 8, elapsed
+    # seconds, not Ray's minute-long wait on its gone processes; the margin is for a loaded 2-core CI
+    # machine, where every Ray process of the group runs its own exit at once (8.7 s seen there once,
+    # 0.05-0.8 s on an idle one; a frozen control store costs the 3 s release deadline)
+    assert elapsed < 20, (elapsed, stdout, stderr)
     assert "interrupted" in stdout, (stdout, stderr)
     chatter = [line for line in stderr.splitlines() if line.strip() and not line.lstrip().startswith("iteration")]
     assert not chatter, stderr  # only the run's own progress lines, no Ray messages
