@@ -8,8 +8,7 @@ average strategy against the minutes of one run, and how far they move between i
 One run on ``--workers`` Ray workers (0: in this process). Every ``--every`` minutes of solving (the
 evaluations are off the clock) the average strategy's button value per stack is estimated on the
 same deals every time (``--per-class`` deals per hand class of the button, weighted by the class's
-hands: common random numbers, so the difference between two marks is far less noisy than either's
-standard error). The table gives the values per mark; the summary the largest move of a stack's
+hands). The table gives the values per mark; the summary the largest move of a stack's
 value and of each break-even stack between the mark nearest half of ``--minutes`` and the last,
 against the convergence issue's targets (0.002 BB per stack, 0.05 BB per break-even stack).
 ``--include`` draws earlier ``--json`` runs (today's code) beside this one.
