@@ -1,0 +1,88 @@
+"""Does the sampled exploitability bracket's 95% interval contain the exact exploitability, and how
+far above it does its upper end sit? Per configuration, seeds x bracket settings, after a fixed
+short sampled solve, held to the exact evaluation of the same strategy (small decks only).
+
+    python bench/sampled_interval.py [--seeds 10] [--iterations 300] [--per-class 1000,4000]
+        [--refine 0,8] [--configs "spec;spec"] [--json out.json]
+
+Prints, per configuration and setting (deals per class, refinement factor): how many seeds'
+intervals contain the exact exploitability, the median and largest ratio upper end / exact, the
+median lower and upper ends, and the bracket's cost (CPU seconds of this process, deals drawn)."""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import json
+import time
+
+import numpy as np
+
+CONFIGS = ("draw27(ranks=8,suits=2,hand=3,stacks=10)", "draw27(ranks=13,suits=1,hand=3,stacks=3)",
+           "draw27(ranks=7,suits=4,hand=2,stacks=10)")
+
+
+def measure(kernel, tables, seed: int, per_class: int, refine: int) -> dict:
+    """One bracket of ``tables``: its interval, CPU seconds and deals."""
+    from distcfr.evaluate.sampled import exploitability_bracket
+
+    can_refine = "refine" in inspect.signature(exploitability_bracket).parameters
+    started = time.process_time()
+    if can_refine:
+        b = exploitability_bracket(kernel, tables, seed, per_class, refine=refine)
+    else:  # a version without refinement: its only setting
+        b = exploitability_bracket(kernel, tables, seed, per_class)
+    cpu = time.process_time() - started
+    low, high = b.interval()
+    deals = 2 * 2 * kernel.n_classes * per_class + getattr(b, "extra_deals", 0)  # 2 players x 2 sets
+    return {"low": float(low[0]), "high": float(high[0]), "low_est": float(b.low[0]), "high_est": float(b.high[0]),
+            "high_se": float(b.high_se[0]), "cpu_s": cpu, "deals": int(deals)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--configs", default=";".join(CONFIGS), help="game specs separated by ';'")
+    parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--iterations", type=int, default=300, help="sampled iterations of each solve")
+    parser.add_argument("--per-class", default="1000,4000", help="deals per class of the brackets")
+    parser.add_argument("--refine", default="0,8", help="refinement factors (0: none)")
+    parser.add_argument("--json", help="write every seed's figures here")
+    args = parser.parse_args()
+
+    from distcfr.engine.kernels import sampled_kernel
+    from distcfr.games.registry import load_game
+    from distcfr.solve.sampled_solver import SampledSolver
+
+    settings = [(int(p), int(r)) for p in args.per_class.split(",") for r in args.refine.split(",")]
+    out = []
+    for spec in args.configs.split(";"):
+        game = load_game(spec)
+        kernel = sampled_kernel(game)
+        rows = []
+        for seed in range(args.seeds):
+            strategy = SampledSolver(game, seed=seed, shards=1).solve(args.iterations)
+            exact = float(strategy.to_exact().exploitability_per_variant()[0])
+            for per_class, refine in settings:
+                row = measure(kernel, strategy.tables, 10_000 + seed, per_class, refine)
+                rows.append({"seed": seed, "exact": exact, "per_class": per_class, "refine": refine, **row})
+        out.append({"config": spec, "iterations": args.iterations, "rows": rows})
+        exact = np.array([r["exact"] for r in rows if (r["per_class"], r["refine"]) == settings[0]])
+        print(f"\n{spec}: {args.iterations} iterations, {kernel.n_classes} classes, exact exploitability "
+              f"median {np.median(exact):.5f} BB (min {exact.min():.5f}, max {exact.max():.5f})")
+        print("| deals per class | refine | contains exact | upper/exact median | max | lower median "
+              "| upper median | CPU s per bracket | deals per bracket |")
+        print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        for per_class, refine in settings:
+            at = [r for r in rows if (r["per_class"], r["refine"]) == (per_class, refine)]
+            ratio = np.array([r["high"] / r["exact"] for r in at])
+            inside = sum(r["low"] <= r["exact"] <= r["high"] for r in at)
+            print(f"| {per_class:,} | {refine} | {inside} of {len(at)} | {np.median(ratio):.2f} | {ratio.max():.2f} "
+                  f"| {np.median([r['low'] for r in at]):.5f} | {np.median([r['high'] for r in at]):.5f} "
+                  f"| {np.median([r['cpu_s'] for r in at]):.1f} | {np.median([r['deals'] for r in at]):,.0f} |")
+    if args.json:
+        with open(args.json, "w") as file:
+            json.dump(out, file, indent=1)
+
+
+if __name__ == "__main__":
+    main()
