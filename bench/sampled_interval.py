@@ -2,8 +2,8 @@
 far above it does its upper end sit? Per configuration, seeds x bracket settings, after a fixed
 short sampled solve, held to the exact evaluation of the same strategy (small decks only).
 
-    python bench/sampled_interval.py [--seeds 10] [--iterations 300] [--per-class 1000,4000]
-        [--refine 0,8] [--configs "spec;spec"] [--json out.json]
+    python bench/sampled_interval.py [--seeds 10] [--iterations 300] [--settings 1000:0,1000:8,4000:0]
+        [--configs "spec;spec"] [--json out.json]
 
 Prints, per configuration and setting (deals per class, refinement factor): how many seeds'
 intervals contain the exact exploitability, the median and largest ratio upper end / exact, the
@@ -44,8 +44,8 @@ def main() -> None:
     parser.add_argument("--configs", default=";".join(CONFIGS), help="game specs separated by ';'")
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--iterations", type=int, default=300, help="sampled iterations of each solve")
-    parser.add_argument("--per-class", default="1000,4000", help="deals per class of the brackets")
-    parser.add_argument("--refine", default="0,8", help="refinement factors (0: none)")
+    parser.add_argument("--settings", default="1000:0,1000:4,1000:8,4000:0",
+                        help="brackets as deals per class:refinement factor (0: none), separated by ','")
     parser.add_argument("--json", help="write every seed's figures here")
     args = parser.parse_args()
 
@@ -53,7 +53,7 @@ def main() -> None:
     from distcfr.games.registry import load_game
     from distcfr.solve.sampled_solver import SampledSolver
 
-    settings = [(int(p), int(r)) for p in args.per_class.split(",") for r in args.refine.split(",")]
+    settings = [tuple(int(x) for x in item.split(":")) for item in args.settings.split(",")]
     out = []
     for spec in args.configs.split(";"):
         game = load_game(spec)

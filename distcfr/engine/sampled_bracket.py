@@ -111,15 +111,17 @@ def bracket_chunk(game, sigma: dict, seed: int, per_class: int, player: int, fir
     extra = 0
     if refine > 0 and per_class > 1:
         close = close_classes(game, profile, choose, player, per_class)
-        if close.any():
-            more = refine_deals(game, seed, player, first, close, refine * per_class)
-            n = (1 + refine) * per_class
-            h = choose.shape[1]
-            both = np.concatenate([choose.reshape(-1, per_class, h)[close], more.reshape(-1, n - per_class, h)],
+        n, h = (1 + refine) * per_class, choose.shape[1]
+        at = np.flatnonzero(close)
+        step = max(1, BRACKET_CHUNK // n)  # close classes refined together: a chunk's deals at most
+        for group in (at[lo:lo + step] for lo in range(0, len(at), step)):
+            more = refine_deals(game, seed, player, first, np.isin(np.arange(stop - first), group),
+                                refine * per_class)
+            both = np.concatenate([choose.reshape(-1, per_class, h)[group], more.reshape(len(group), -1, h)],
                                   axis=1).reshape(-1, h)  # a close class's first deals, then its new ones
             best_response(game, profile, both, player)  # the close classes' rows again
-            moments[0][0][close], moments[0][1][close] = gain(both, n)
-            extra = len(more)
+            moments[0][0][group], moments[0][1][group] = gain(both, n)
+            extra += len(more)
     own = game.class_deal_values(sigma, score, player, per_class)
     moments.append(_class_moments(game.class_deal_values(profile, score, player, per_class) - own, per_class))
     if player == 0:
