@@ -467,7 +467,8 @@ class _SampledRun(_Run):
         bracket = self.record(solver, solver.bracket(self.per_class), began)
         if len(self.history) == 1:
             self.progress.note(f"  bracket: {self.per_class:,} deals per hand class "
-                               f"({4 * self.per_class * solver.kernel.n_classes + bracket.extra_deals:,} deals) in "
+                               f"({4 * self.per_class * solver.kernel.n_classes:,} deals, {bracket.extra_deals:,} more "
+                               f"refining close classes) in "
                                f"{self.history[0]['eval_seconds']:.3g} s; one at most every {self.args.eval_every} "
                                f"iteration(s), kept to {EVAL_SHARE:.0%} of the run's time")
         if self.target and not self.warned and out_of_reach(bracket, self.target):
