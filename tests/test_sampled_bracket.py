@@ -3,6 +3,7 @@ import pytest
 from reference_sampled import solve_sampled
 
 from distcfr.engine.sampled_bracket import (
+    REFINE,
     best_response,
     bracket_chunk,
     bracket_chunks,
@@ -66,7 +67,7 @@ def test_a_chunk_is_the_same_bits_again_and_its_classes_add_up(solved):
     for player in (0, 1):
         whole = bracket_chunk(game, avg, 5, per_class, player, 0, game.n_classes)
         assert np.array_equal(whole, bracket_chunk(game, avg, 5, per_class, player, 0, game.n_classes))
-        assert whole[6, 0] > 0 and whole[6, 0] % (8 * per_class) == 0  # some classes refined, 8x their deals
+        assert whole[6, 0] > 0 and whole[6, 0] % (REFINE * per_class) == 0  # some classes refined, REFINE x n each
         plain = bracket_chunk(game, avg, 5, per_class, player, 0, game.n_classes, refine=0)
         assert plain[6, 0] == 0 and np.array_equal(plain[4:6], whole[4:6])  # the profile's value: the same deals
     assert len(bracket_chunks(game, per_class)) == 1
@@ -75,7 +76,7 @@ def test_a_chunk_is_the_same_bits_again_and_its_classes_add_up(solved):
 def test_the_interval_holds_the_exact_exploitability_and_refinement_tightens_it(solved):
     game, avg, exact = solved
     brackets = {refine: [exploitability_bracket(game, avg, seed, 200, refine=refine) for seed in range(SEEDS)]
-                for refine in (0, 8)}
+                for refine in (0, REFINE)}
     for refine, got in brackets.items():
         inside = [((b.interval()[0] <= exact) & (exact <= b.interval()[1])).all() for b in got]
         assert sum(inside) >= SEEDS - 1, (refine, exact, [b.interval() for b in got])
@@ -85,5 +86,5 @@ def test_the_interval_holds_the_exact_exploitability_and_refinement_tightens_it(
         se = np.sqrt(np.sum([b.high_se**2 for b in got], axis=0)) / SEEDS
         assert (high >= exact - 3 * se).all(), (refine, high, exact, se)
     mean_high = {refine: np.mean([b.high for b in got], axis=0) for refine, got in brackets.items()}
-    assert (mean_high[8] < mean_high[0]).all(), mean_high
-    assert all(b.extra_deals > 0 for b in brackets[8]) and all(b.extra_deals == 0 for b in brackets[0])
+    assert (mean_high[REFINE] < mean_high[0]).all(), mean_high
+    assert all(b.extra_deals > 0 for b in brackets[REFINE]) and all(b.extra_deals == 0 for b in brackets[0])

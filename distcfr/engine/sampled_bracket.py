@@ -10,7 +10,7 @@ from distcfr.engine.row_table import RowTable
 
 BRACKET_CHUNK = 1 << 17  # deals evaluated together: bounds the bracket's memory at any size
 BRACKET_ROW_BYTES = 1 << 26  # and responding rows copied together (they grow with the stacks)
-REFINE = 8  # a close class's best response is chosen again on this many times more deals (0: never)
+REFINE = 4  # a close class's best response is chosen again on this many times more deals (0: never)
 CLOSE_Z = 3.0  # close: a decision's top two actions within this many standard errors of their difference
 _DEAL_Q_FLOATS = 1 << 22  # per-deal action values held together while testing classes for closeness
 REFINE_STREAM = 4  # refinement deals: streams 4 + player, keyed by the class (0..3: the first sets)
