@@ -32,6 +32,30 @@ def responded(game, sigma, player, first, stop, per_class):
     return profile, deals
 
 
+def two_pass_best_response(game, profile, deals, player):
+    """The best response block by block, class sums computed again after the draws are chosen."""
+    ids = game.classes.classify(deals[:, player * game.hand:(player + 1) * game.hand])[0]
+    held, counts = np.unique(ids, return_counts=True)
+    for name in game.response_order[player]:
+        q = game.class_sums(profile, deals, player, counts)[name].q
+        profile[name][held] = (np.arange(q.shape[-1]) == q.argmax(-1)[..., None])
+
+
+@pytest.mark.parametrize("dims", [(6, 2, 2), (8, 2, 3), (13, 4, 5)])
+def test_one_pass_best_response_is_the_two_pass_one(dims):
+    game = SampledDraw27(*dims, stacks=(2.0, 5.0))
+    rng = np.random.default_rng(1)
+    sigma = {b.name: rng.dirichlet(np.full(b.n_actions, 0.3), (game.n_classes, *b.shape[:-1])) for b in game.blocks}
+    for player in (0, 1):
+        deals = game.sample_deals_of_classes(3, 0, player, 0, min(40, game.n_classes), 50)
+        one, two = ({name: table.copy() for name, table in sigma.items()} for _ in range(2))
+        best_response(game, one, deals, player)
+        two_pass_best_response(game, two, deals, player)
+        for name in game.response_order[player]:
+            assert np.array_equal(one[name], two[name]), (player, name)
+            assert not np.array_equal(one[name], sigma[name])
+
+
 @pytest.mark.parametrize("player", [0, 1])
 def test_close_classes_and_their_deals_do_not_depend_on_the_grouping(solved, player):
     game, avg, _ = solved

@@ -13,6 +13,7 @@ BRACKET_ROW_BYTES = 1 << 26  # and responding rows copied together (they grow wi
 REFINE = 4  # a close class's best response is chosen again on this many times more deals (0: never)
 CLOSE_Z = 3.0  # close: a decision's top two actions within this many standard errors of their difference
 _DEAL_Q_FLOATS = 1 << 22  # per-deal action values held together while testing classes for closeness
+_CONTINUE = 1  # the parent decision's action whose value is its child decisions' (push, call)
 REFINE_STREAM = 4  # refinement deals: streams 4 + player, keyed by the class (0..3: the first sets)
 
 
@@ -23,17 +24,25 @@ def _one_hot(values: np.ndarray) -> np.ndarray:
 
 def best_response(game, profile: dict[str, np.ndarray], deals: np.ndarray, player: int) -> None:
     """Set ``player``'s rows in ``profile`` of the classes it holds in ``deals`` (grouped by that
-    class, in class order) to a best response to the other player's rows on these deals, block by
-    block in the kernel's ``response_order`` (draw27: the draws, then push / call given them). A
-    class's values depend on its own rows only, so classes can be done in any groups."""
+    class, in class order) to a best response to the other player's rows on these deals, in the
+    kernel's ``response_order`` (draw27: the draws, then push / call given them). One pass of class
+    sums: the parent's continuing action (push, call) is worth the sum over its child decisions of
+    their rows times their values, so it follows the draws' change without a second pass. A class's
+    values depend on its own rows only, so classes can be done in any groups."""
     h = game.hand
     ids = game.classes.classify(deals[:, player * h:(player + 1) * h])[0]
     held, counts = np.unique(ids, return_counts=True)
     if (np.diff(ids) < 0).any():
         raise ValueError("best_response needs deals grouped by the player's class, in class order")
-    for name in game.response_order[player]:
-        got = game.class_sums(profile, deals, player, counts)[name]  # rows: the classes held
-        profile[name][held] = _one_hot(got.q)
+    child, parent = game.response_order[player]
+    got = game.class_sums(profile, deals, player, counts)  # rows: the classes held
+    values = got[child].q.astype(np.float64)
+    chosen = _one_hot(values)
+    change = (chosen - np.asarray(profile[child][held], dtype=np.float64)) * values
+    q = got[parent].q.astype(np.float64)
+    q[..., _CONTINUE] += np.moveaxis(change, -2, 1).reshape(len(held), q.shape[1], -1).sum(-1)
+    profile[child][held] = chosen
+    profile[parent][held] = _one_hot(q)
 
 
 def bracket_chunks(game, per_class: int) -> list[tuple[int, int]]:
