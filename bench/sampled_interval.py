@@ -7,7 +7,12 @@ short sampled solve, held to the exact evaluation of the same strategy (small de
 
 Prints, per configuration and setting (deals per class, refinement factor): how many seeds'
 intervals contain the exact exploitability, the median and largest ratio upper end / exact, the
-median lower and upper ends, and the bracket's cost (CPU seconds of this process, deals drawn)."""
+median lower and upper ends, and the bracket's cost (CPU seconds of this process, deals drawn).
+
+    python bench/sampled_interval.py --cost "draw27(ranks=13,suits=4,hand=5,stacks=10)" [--per-class 14]
+
+times instead the refinement where no exact solver reaches: both players' bracket chunks of 1,000
+classes (at the first class and halfway) against the uniform strategy, without and with it."""
 
 from __future__ import annotations
 
@@ -39,6 +44,24 @@ def measure(kernel, tables, seed: int, per_class: int, refine: int) -> dict:
             "high_se": float(b.high_se[0]), "cpu_s": cpu, "deals": int(deals)}
 
 
+def cost(spec: str, per_class: int, classes: int = 1_000) -> None:
+    """CPU seconds of both players' bracket chunks of ``classes`` classes, without and with refinement."""
+    from distcfr.engine.kernels import sampled_kernel
+    from distcfr.engine.sampled_bracket import REFINE, bracket_chunk
+    from distcfr.games.registry import load_game
+
+    kernel = sampled_kernel(load_game(spec))
+    sigma = kernel.uniform()
+    print(f"{spec}: {kernel.n_classes:,} classes, {per_class} deals per class, the uniform strategy")
+    for first in (0, kernel.n_classes // 2):
+        stop = min(first + classes, kernel.n_classes)
+        for refine in (0, REFINE):
+            started = time.process_time()
+            extra = sum(bracket_chunk(kernel, sigma, 7, per_class, p, first, stop, refine)[6, 0] for p in (0, 1))
+            print(f"  classes [{first:,}, {stop:,}) refine {refine}: {time.process_time() - started:.2f} CPU s, "
+                  f"{extra / max(refine * per_class, 1):,.0f} of {2 * (stop - first):,} class rows refined")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--configs", default=";".join(CONFIGS), help="game specs separated by ';'")
@@ -47,7 +70,11 @@ def main() -> None:
     parser.add_argument("--settings", default="1000:0,1000:4,1000:8,4000:0",
                         help="brackets as deals per class:refinement factor (0: none), separated by ','")
     parser.add_argument("--json", help="write every seed's figures here")
+    parser.add_argument("--cost", help="a game spec: time the refinement there instead (see above)")
+    parser.add_argument("--per-class", type=int, default=14, help="deals per class of --cost")
     args = parser.parse_args()
+    if args.cost:
+        return cost(args.cost, args.per_class)
 
     from distcfr.engine.kernels import sampled_kernel
     from distcfr.games.registry import load_game
