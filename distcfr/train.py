@@ -30,6 +30,7 @@ from distcfr.cli import OneLineParser, StartGuard, check_distinct, positive_numb
 from distcfr.dist import head_watch
 from distcfr.engine.rules import AUTO, RULES
 from distcfr.engine.sampled_bracket import BRACKET_CHUNK as MAX_BRACKET_SAMPLES
+from distcfr.engine.sampled_bracket import REFINE
 from distcfr.errors import BadParameter, DistcfrError
 from distcfr.evaluate.break_even import refine_crossings
 from distcfr.evaluate.class_strategy import BRACKET_DEALS, MAX_PER_CLASS, default_per_class
@@ -466,7 +467,8 @@ class _SampledRun(_Run):
         bracket = self.record(solver, solver.bracket(self.per_class), began)
         if len(self.history) == 1:
             self.progress.note(f"  bracket: {self.per_class:,} deals per hand class "
-                               f"({4 * self.per_class * solver.kernel.n_classes:,} deals) in "
+                               f"({4 * self.per_class * solver.kernel.n_classes:,} deals, {bracket.extra_deals:,} more "
+                               f"refining close classes) in "
                                f"{self.history[0]['eval_seconds']:.3g} s; one at most every {self.args.eval_every} "
                                f"iteration(s), kept to {EVAL_SHARE:.0%} of the run's time")
         if self.target and not self.warned and out_of_reach(bracket, self.target):
@@ -524,7 +526,8 @@ class _SampledRun(_Run):
         solver.release_strategy()  # the run is over: its memory goes to the bracket and the average
         per_class = self.final_per_class
         self.say(f"  final exploitability bracket: {per_class:,} deals per hand class, "
-                 f"{4 * per_class * solver.kernel.n_classes:,} deals in all")
+                 f"{4 * per_class * solver.kernel.n_classes:,} deals, plus {REFINE * per_class:,} for each class "
+                 "whose best response is close")
         began = time.perf_counter()
         bracket = solver.bracket(per_class)
         return self.record(solver, bracket, began) if self.target else bracket

@@ -312,7 +312,9 @@ def test_the_workers_bracket_is_the_gathered_strategys_bracket_bit_for_bit(ray_l
         spread, gathered = solver.bracket(30), solver.average_strategy().bracket(30)
     for field in ("low", "low_se", "high", "high_se", "value", "value_se"):
         assert getattr(spread, field).tobytes() == getattr(gathered, field).tobytes(), field
-    assert (spread.high > spread.low).all() and (spread.value_se > 0).all()
+    assert spread.extra_deals == gathered.extra_deals > 0  # the same close classes refined
+    lower, upper = spread.interval()
+    assert (lower < upper).all() and (spread.high_se > 0).all() and (spread.value_se > 0).all()
 
 
 @pytest.mark.slow

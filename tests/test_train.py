@@ -9,6 +9,7 @@ import re
 import pytest
 from printed import shown
 
+from distcfr.engine.sampled_bracket import REFINE
 from distcfr.progress import Progress
 from distcfr.train import main
 
@@ -58,8 +59,9 @@ def test_progress_lines_say_the_brackets_worst_stack_in_bb_and_mbb(tmp_path, cap
     assert shown(bb, worst["exploitability"]) and shown(mbb, 1000 * worst["exploitability"])
     assert shown(lo, worst["exploitability_ci"][0]) and shown(hi, worst["exploitability_ci"][1])
     assert where == ("" if len(data["per_variant"]) == 1 else f" at {worst['variant']}, the worst of 2 stacks")
-    assert re.search(r"bracket: 1,000 deals per hand class \(144,000 deals\) in \S+ s; one at most every 4 "
-                     r"iteration\(s\), kept to 10% of the run's time", err)
+    cost = re.search(r"bracket: 1,000 deals per hand class \(144,000 deals, ([\d,]+) more refining close classes\) "
+                     r"in \S+ s; one at most every 4 iteration\(s\), kept to 10% of the run's time", err)
+    assert int(cost.group(1).replace(",", "")) % (REFINE * 1_000) == 0  # REFINE x 1,000 for each close class
 
 
 def test_exact_results_say_bb_and_mbb_per_hand_and_chip_games_chips_per_game(tmp_path, capsys, monkeypatch):

@@ -360,7 +360,7 @@ class ClassBlockSetBase:
         return tuple({name: _joined([p[i][name] for p in parts]) for name in parts[0][i]} for i in (0, 1))
 
     def bracket_sums(self, seed: int, per_class: int, chunks: list[tuple[int, int]]) -> list[np.ndarray]:
-        """Each player's (6, B) sums of the exploitability bracket of the average strategy
+        """Each player's (7, B) sums of the exploitability bracket of the average strategy
         (distcfr.engine.sampled_bracket; distcfr.evaluate.sampled ``bracket_from_sums`` makes the
         bracket), its chunks spread over the groups, each reading the average where it lies: the
         same bits as the bracket of the gathered average, whatever the number of groups."""

@@ -10,6 +10,11 @@ from distcfr.engine.row_table import RowTable
 
 BRACKET_CHUNK = 1 << 17  # deals evaluated together: bounds the bracket's memory at any size
 BRACKET_ROW_BYTES = 1 << 26  # and responding rows copied together (they grow with the stacks)
+REFINE = 4  # a close class's best response is chosen again on this many times more deals (0: never)
+CLOSE_Z = 3.0  # close: a decision's top two actions within this many standard errors of their difference
+_DEAL_Q_FLOATS = 1 << 22  # per-deal action values held together while testing classes for closeness
+_CONTINUE = 1  # the parent decision's action whose value is its child decisions' (push, call)
+REFINE_STREAM = 4  # refinement deals: streams 4 + player, keyed by the class (0..3: the first sets)
 
 
 def _one_hot(values: np.ndarray) -> np.ndarray:
@@ -19,17 +24,25 @@ def _one_hot(values: np.ndarray) -> np.ndarray:
 
 def best_response(game, profile: dict[str, np.ndarray], deals: np.ndarray, player: int) -> None:
     """Set ``player``'s rows in ``profile`` of the classes it holds in ``deals`` (grouped by that
-    class, in class order) to a best response to the other player's rows on these deals, block by
-    block in the kernel's ``response_order`` (draw27: the draws, then push / call given them). A
-    class's values depend on its own rows only, so classes can be done in any groups."""
+    class, in class order) to a best response to the other player's rows on these deals, in the
+    kernel's ``response_order`` (draw27: the draws, then push / call given them). One pass of class
+    sums: the parent's continuing action (push, call) is worth the sum over its child decisions of
+    their rows times their values, so it follows the draws' change without a second pass. A class's
+    values depend on its own rows only, so classes can be done in any groups."""
     h = game.hand
     ids = game.classes.classify(deals[:, player * h:(player + 1) * h])[0]
     held, counts = np.unique(ids, return_counts=True)
     if (np.diff(ids) < 0).any():
         raise ValueError("best_response needs deals grouped by the player's class, in class order")
-    for name in game.response_order[player]:
-        got = game.class_sums(profile, deals, player, counts)[name]  # rows: the classes held
-        profile[name][held] = _one_hot(got.q)
+    child, parent = game.response_order[player]
+    got = game.class_sums(profile, deals, player, counts)  # rows: the classes held
+    values = got[child].q.astype(np.float64)
+    chosen = _one_hot(values)
+    change = (chosen - np.asarray(profile[child][held], dtype=np.float64)) * values
+    q = got[parent].q.astype(np.float64)
+    q[..., _CONTINUE] += np.moveaxis(change, -2, 1).reshape(len(held), q.shape[1], -1).sum(-1)
+    profile[child][held] = chosen
+    profile[parent][held] = _one_hot(q)
 
 
 def bracket_chunks(game, per_class: int) -> list[tuple[int, int]]:
@@ -41,13 +54,55 @@ def bracket_chunks(game, per_class: int) -> list[tuple[int, int]]:
     return [(first, min(first + step, game.n_classes)) for first in range(0, game.n_classes, step)]
 
 
+def close_classes(game, profile: dict, deals: np.ndarray, player: int, per_class: int,
+                  z: float = CLOSE_Z) -> np.ndarray:
+    """(G,) bool: which of the G classes of ``player`` in ``deals`` (``per_class`` each, in class
+    order; ``profile`` holds the player's best response on them) have a decision whose two best
+    actions are within ``z`` standard errors of their mean difference on these deals (the same deals
+    score both: common random numbers). The best response of such a class gains most by chance."""
+    shapes = [game.block(name).shape for name in game.response_order[player]]
+    step = max(1, _DEAL_Q_FLOATS // (per_class * max(int(np.prod(s)) for s in shapes)))
+    out = np.zeros(len(deals) // per_class, dtype=bool)
+    for lo in range(0, len(out), step):
+        part = deals[lo * per_class:(lo + step) * per_class]
+        got = game.class_sums(profile, part, player, np.ones(len(part), dtype=np.int64))  # per deal
+        for name, shape in zip(game.response_order[player], shapes):
+            q = got[name].q.astype(np.float64).reshape(-1, per_class, *shape)  # (g, n, ..., A)
+            top = np.argsort(q.mean(1), axis=-1, kind="stable")[:, None, ..., -2:]  # second best, best
+            diff = np.diff(np.take_along_axis(q, top, axis=-1), axis=-1)[..., 0]  # (g, n, ...) per deal
+            close = diff.mean(1) < z * diff.std(1, ddof=1) / np.sqrt(per_class)
+            out[lo:lo + step] |= close.reshape(len(close), -1).any(1)
+    return out
+
+
+def refine_deals(game, seed: int, player: int, first: int, close: np.ndarray, extra: int) -> np.ndarray:
+    """(close.sum() * extra, 4H) deals: ``extra`` for each class first + i with ``close[i]``, in
+    class order, class c's from the stream keyed by (seed, 1, REFINE_STREAM + player, c): its own,
+    however the classes are grouped."""
+    counts = [np.array([extra if c else 0]) for c in close]
+    keys = [(1, REFINE_STREAM + player, first + i) for i in range(len(close))]
+    return game.sample_blocks_deals(seed, keys, player, first, counts)
+
+
+def _class_moments(values: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """((G, B) means, (G, B) variances of the means) of deal values grouped n per class."""
+    by_class = values.reshape(-1, n, values.shape[-1])
+    var = by_class.var(1, ddof=1) / n if n > 1 else np.zeros_like(by_class[:, 0])
+    return by_class.mean(1), var
+
+
 def bracket_chunk(game, sigma: dict, seed: int, per_class: int, player: int, first: int,
-                  stop: int) -> np.ndarray:
-    """(6, B): what classes [first, stop) of ``player`` add to the bracket's sums: the hand-weighted
-    mean and variance of its best response's in-sample value, of the same best response scored on
-    independent deals, and (player 0) of the profile's own value. ``sigma`` holds the average
-    strategy's tables (arrays or RowTables); a class's numbers depend on its own deals and rows only,
-    so chunks can be evaluated anywhere, in any groups."""
+                  stop: int, refine: int = REFINE) -> np.ndarray:
+    """(7, B): what classes [first, stop) of ``player`` add to the bracket's sums: the hand-weighted
+    mean and variance of its best response's in-sample gain over the profile (button payoff: the
+    best response's value less the profile's on the same deals, whose noise mostly cancels), of the
+    same best response's gain on independent deals, and (player 0) of the profile's own value; then
+    the refinement deals drawn.
+    A class whose best response is close (:func:`close_classes`) chooses it again on ``refine`` x
+    ``per_class`` more deals of its own stream (:func:`refine_deals`) with the first ones, and its
+    in-sample value is taken on them all: less of the optimizer's curse where it is largest.
+    ``sigma`` holds the average strategy's tables (arrays or RowTables); a class's numbers depend
+    on its own deals and rows only, so chunks can be evaluated anywhere, in any groups."""
     weights = game.classes.hands_per_class[first:stop, None] / game.classes.hands_per_class.sum()
     rows = np.arange(first, stop)
     responder = {b.name: RowTable([first, stop], [sigma[b.name][rows]])  # (a gather: a copy)
@@ -56,21 +111,40 @@ def bracket_chunk(game, sigma: dict, seed: int, per_class: int, player: int, fir
     choose, score = (game.sample_deals_of_classes(seed, stream, player, first, stop, per_class)
                      for stream in (2 * player, 2 * player + 1))
     best_response(game, profile, choose, player)
-    parts = [game.class_deal_values(profile, choose, player, per_class),
-             game.class_deal_values(profile, score, player, per_class)]
+
+    def gain(deals, n):  # per class, the best response's gain over the profile on the same deals
+        return _class_moments(game.class_deal_values(profile, deals, player, n)
+                              - game.class_deal_values(sigma, deals, player, n), n)
+
+    moments = [gain(choose, per_class)]
+    extra = 0
+    if refine > 0 and per_class > 1:
+        close = close_classes(game, profile, choose, player, per_class)
+        n, h = (1 + refine) * per_class, choose.shape[1]
+        at = np.flatnonzero(close)
+        step = max(1, BRACKET_CHUNK // n)  # close classes refined together: a chunk's deals at most
+        for group in (at[lo:lo + step] for lo in range(0, len(at), step)):
+            more = refine_deals(game, seed, player, first, np.isin(np.arange(stop - first), group),
+                                refine * per_class)
+            both = np.concatenate([choose.reshape(-1, per_class, h)[group], more.reshape(len(group), -1, h)],
+                                  axis=1).reshape(-1, h)  # a close class's first deals, then its new ones
+            best_response(game, profile, both, player)  # the close classes' rows again
+            moments[0][0][group], moments[0][1][group] = gain(both, n)
+            extra += len(more)
+    own = game.class_deal_values(sigma, score, player, per_class)
+    moments.append(_class_moments(game.class_deal_values(profile, score, player, per_class) - own, per_class))
     if player == 0:
-        parts.append(game.class_deal_values(sigma, score, player, per_class))
-    out = np.zeros((6, len(game.stacks)))
-    for i, values in enumerate(parts):
-        by_class = values.reshape(-1, per_class, values.shape[-1])  # (classes, per_class, B)
-        out[2 * i] = (weights * by_class.mean(1)).sum(0)
-        if per_class > 1:
-            out[2 * i + 1] = (weights**2 * by_class.var(1, ddof=1)).sum(0) / per_class
+        moments.append(_class_moments(own, per_class))
+    out = np.zeros((7, len(game.stacks)))
+    for i, (mean, var) in enumerate(moments):
+        out[2 * i] = (weights * mean).sum(0)
+        out[2 * i + 1] = (weights**2 * var).sum(0)
+    out[6] = extra
     return out
 
 
 def chunk_total(parts) -> np.ndarray:
-    """The sum of chunks' (6, B) contributions, in chunk order (the same bits wherever they were made)."""
+    """The sum of chunks' (7, B) contributions, in chunk order (the same bits wherever they were made)."""
     total = 0.0
     for part in parts:
         total = total + part

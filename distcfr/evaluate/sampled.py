@@ -7,7 +7,7 @@ import dataclasses
 
 import numpy as np
 
-from distcfr.engine.sampled_bracket import bracket_chunk, bracket_chunks, chunk_total
+from distcfr.engine.sampled_bracket import REFINE, bracket_chunk, bracket_chunks, chunk_total
 
 Z95 = 1.96  # standard errors either side of a normal estimate's 95% interval
 
@@ -16,9 +16,12 @@ Z95 = 1.96  # standard errors either side of a normal estimate's 95% interval
 @dataclasses.dataclass(frozen=True)
 class Bracket:
     """Sampled exploitability, BB per hand, per stack (B,): ``low`` scores best responses chosen on one sample
-    set on an independent set (biased down), ``high`` is their in-sample value (biased up); ``*_se`` are
-    standard errors. ``value`` is the profile's button value; ``per_class`` the deals per hand class in
-    each set."""
+    set on an independent set (biased down), ``high`` is their in-sample value (biased up, less so where a
+    class's best response was chosen again on more deals); both are the best responses' gains over the
+    profile on the same deals, so the deals' luck mostly cancels. ``*_se`` are standard errors. ``value``
+    is the profile's button value; ``per_class`` the deals per hand class in each set; ``extra_deals``
+    those drawn again for the classes whose best response was close (both players: see
+    distcfr.engine.sampled_bracket.bracket_chunk)."""
 
     low: np.ndarray
     low_se: np.ndarray
@@ -27,6 +30,7 @@ class Bracket:
     value: np.ndarray
     value_se: np.ndarray
     per_class: int
+    extra_deals: int = 0
 
     def interval(self) -> tuple[np.ndarray, np.ndarray]:
         """Per stack, the 95% interval the bracket reports: the lower estimate less 1.96 standard
@@ -42,20 +46,23 @@ class Bracket:
 
 
 def bracket_from_sums(sums: list[np.ndarray], per_class: int) -> Bracket:
-    """The bracket from each player's (6, B) chunk total (see :func:`bracket_chunk`)."""
+    """The bracket from each player's (7, B) chunk total (see :func:`bracket_chunk`)."""
     def gap(i):  # (BR1 + BR2) / 2 and its standard error, each best response in its own payoff
         return (sums[0][i] - sums[1][i]) / 2, np.sqrt(sums[0][i + 1] + sums[1][i + 1]) / 2
 
-    return Bracket(*gap(2), *gap(0), sums[0][4], np.sqrt(sums[0][5]), per_class)
+    extra = int(sums[0][6][0] + sums[1][6][0])
+    return Bracket(*gap(2), *gap(0), sums[0][4], np.sqrt(sums[0][5]), per_class, extra)
 
 
-def exploitability_bracket(game, sigma: dict[str, np.ndarray], seed: int, per_class: int) -> Bracket:
+def exploitability_bracket(game, sigma: dict[str, np.ndarray], seed: int, per_class: int,
+                           refine: int = REFINE) -> Bracket:
     """Sampled exploitability bracket of ``sigma`` from, per player, two independent stratified sets of
     ``per_class`` deals per hand class: one to choose the player's best response (and score it in-sample:
-    ``high``), one to score it (``low``) and the profile itself (``value``). In this process; a sampled
-    solve's shards evaluate the same chunks where its rows lie (same bits)."""
+    ``high``), one to score it (``low``) and the profile itself (``value``); classes whose best
+    response is close choose it again on ``refine`` times more deals (0: not). In this process; a
+    sampled solve's shards evaluate the same chunks where its rows lie (same bits)."""
     chunks = bracket_chunks(game, per_class)
-    return bracket_from_sums([chunk_total(bracket_chunk(game, sigma, seed, per_class, player, first, stop)
+    return bracket_from_sums([chunk_total(bracket_chunk(game, sigma, seed, per_class, player, first, stop, refine)
                                           for first, stop in chunks) for player in (0, 1)], per_class)
 
 

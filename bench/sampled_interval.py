@@ -1,0 +1,164 @@
+"""Does the sampled exploitability bracket's 95% interval contain the exact exploitability, and how
+far above it does its upper end sit? Per configuration, seeds x bracket settings, after a fixed
+short sampled solve, held to the exact evaluation of the same strategy (small decks only).
+
+    python bench/sampled_interval.py [--seeds 10] [--iterations 300] [--settings 1000:0,1000:8,4000:0]
+        [--configs "spec;spec"] [--json out.json]
+
+Prints, per configuration and setting (deals per class, refinement factor): how many seeds'
+intervals contain the exact exploitability, the median and largest ratio upper end / exact, the
+median lower and upper ends, and the bracket's cost (CPU seconds of this process, deals drawn).
+
+    python bench/sampled_interval.py --cost "draw27(ranks=13,suits=4,hand=5,stacks=10)" [--per-class 14]
+
+times instead the refinement where no exact solver reaches: both players' bracket chunks of 1,000
+classes (at the first class and halfway) against the uniform strategy, without and with it.
+
+    python bench/sampled_interval.py --curse "draw27(ranks=13,suits=1,hand=3,stacks=3)" [--seeds 10]
+
+tries the lead that did not hold: the upper estimate (no refinement) less the optimizer's curse
+estimated from its own deals (per decision, the expected excess of the best of two normal actions
+whose difference has the estimated gap and standard error), held to the exact exploitability."""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import json
+import time
+
+import numpy as np
+
+CONFIGS = ("draw27(ranks=8,suits=2,hand=3,stacks=10)", "draw27(ranks=13,suits=1,hand=3,stacks=3)",
+           "draw27(ranks=7,suits=4,hand=2,stacks=10)")
+
+
+def measure(kernel, tables, seed: int, per_class: int, refine: int) -> dict:
+    """One bracket of ``tables``: its interval, CPU seconds and deals."""
+    from distcfr.evaluate.sampled import exploitability_bracket
+
+    can_refine = "refine" in inspect.signature(exploitability_bracket).parameters
+    started = time.process_time()
+    if can_refine:
+        b = exploitability_bracket(kernel, tables, seed, per_class, refine=refine)
+    else:  # a version without refinement: its only setting
+        b = exploitability_bracket(kernel, tables, seed, per_class)
+    cpu = time.process_time() - started
+    low, high = b.interval()
+    deals = 2 * 2 * kernel.n_classes * per_class + getattr(b, "extra_deals", 0)  # 2 players x 2 sets
+    return {"low": float(low[0]), "high": float(high[0]), "low_est": float(b.low[0]), "high_est": float(b.high[0]),
+            "high_se": float(b.high_se[0]), "cpu_s": cpu, "deals": int(deals)}
+
+
+def cost(spec: str, per_class: int, classes: int = 1_000) -> None:
+    """CPU seconds of both players' bracket chunks of ``classes`` classes, without and with refinement."""
+    from distcfr.engine.kernels import sampled_kernel
+    from distcfr.engine.sampled_bracket import REFINE, bracket_chunk
+    from distcfr.games.registry import load_game
+
+    kernel = sampled_kernel(load_game(spec))
+    sigma = kernel.uniform()
+    print(f"{spec}: {kernel.n_classes:,} classes, {per_class} deals per class, the uniform strategy")
+    for first in (0, kernel.n_classes // 2):
+        stop = min(first + classes, kernel.n_classes)
+        for refine in (0, REFINE):
+            started = time.process_time()
+            extra = sum(bracket_chunk(kernel, sigma, 7, per_class, p, first, stop, refine)[6, 0] for p in (0, 1))
+            print(f"  classes [{first:,}, {stop:,}) refine {refine}: {time.process_time() - started:.2f} CPU s, "
+                  f"{extra / max(refine * per_class, 1):,.0f} of {2 * (stop - first):,} class rows refined")
+
+
+def curse(spec: str, seeds: int, iterations: int, per_class: int = 1_000) -> None:
+    """Per seed: the in-sample upper estimate, the curse estimated from its deals, the exact figure."""
+    from scipy.stats import norm
+
+    from distcfr.engine.kernels import sampled_kernel
+    from distcfr.engine.sampled_bracket import best_response
+    from distcfr.games.registry import load_game
+    from distcfr.solve.sampled_solver import SampledSolver
+
+    game = load_game(spec)
+    kernel = sampled_kernel(game)
+    weights = kernel.classes.hands_per_class / kernel.classes.hands_per_class.sum()
+    print(f"{spec}: {iterations} iterations, {per_class} deals per class; the first stack")
+    below = 0
+    for seed in range(seeds):
+        strategy = SampledSolver(game, seed=seed, shards=1).solve(iterations)
+        exact = float(strategy.to_exact().exploitability_per_variant()[0])
+        high, bias = 0.0, 0.0
+        for player in (0, 1):
+            sigma = strategy.tables
+            profile = {**sigma, **{b.name: sigma[b.name].copy() for b in kernel.blocks if b.player == player}}
+            deals = kernel.sample_deals_of_classes(10_000 + seed, 2 * player, player, 0, kernel.n_classes, per_class)
+            best_response(kernel, profile, deals, player)
+            gain = (kernel.class_deal_values(profile, deals, player, per_class)
+                    - kernel.class_deal_values(sigma, deals, player, per_class))[:, 0]
+            high += (1 - 2 * player) * (weights * gain.reshape(-1, per_class).mean(1)).sum() / 2
+            got = kernel.class_sums(profile, deals, player, np.ones(len(deals), dtype=np.int64))  # per deal
+            for name in kernel.response_order[player]:
+                q = got[name].q.astype(np.float64).reshape(-1, per_class, *kernel.block(name).shape)
+                top = np.argsort(q.mean(1), axis=-1)[:, None, ..., -2:]
+                diff = np.diff(np.take_along_axis(q, top, axis=-1), axis=-1)[..., 0]
+                gap, se = diff.mean(1), np.maximum(diff.std(1, ddof=1) / np.sqrt(per_class), 1e-300)
+                excess = np.where(se > 1e-300, se * (norm.pdf(gap / se) - gap / se * norm.sf(gap / se)), 0.0)
+                bias += (weights * excess.reshape(len(excess), -1).sum(1)).sum() / 2  # (all stacks: one here)
+        below += high - bias < exact
+        print(f"  seed {seed}: exact {exact:.5f}, upper estimate {high:.5f}, curse estimate {bias:.5f}, "
+              f"corrected {high - bias:+.5f}")
+    print(f"corrected upper estimate below the exact exploitability: {below} of {seeds}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--configs", default=";".join(CONFIGS), help="game specs separated by ';'")
+    parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--iterations", type=int, default=300, help="sampled iterations of each solve")
+    parser.add_argument("--settings", default="1000:0,1000:4,1000:8,4000:0",
+                        help="brackets as deals per class:refinement factor (0: none), separated by ','")
+    parser.add_argument("--json", help="write every seed's figures here")
+    parser.add_argument("--cost", help="a game spec: time the refinement there instead (see above)")
+    parser.add_argument("--per-class", type=int, default=14, help="deals per class of --cost")
+    parser.add_argument("--curse", help="a game spec: try the curse's correction there instead (see above)")
+    args = parser.parse_args()
+    if args.cost:
+        return cost(args.cost, args.per_class)
+    if args.curse:
+        return curse(args.curse, args.seeds, args.iterations)
+
+    from distcfr.engine.kernels import sampled_kernel
+    from distcfr.games.registry import load_game
+    from distcfr.solve.sampled_solver import SampledSolver
+
+    settings = [tuple(int(x) for x in item.split(":")) for item in args.settings.split(",")]
+    out = []
+    for spec in args.configs.split(";"):
+        game = load_game(spec)
+        kernel = sampled_kernel(game)
+        rows = []
+        for seed in range(args.seeds):
+            strategy = SampledSolver(game, seed=seed, shards=1).solve(args.iterations)
+            exact = float(strategy.to_exact().exploitability_per_variant()[0])
+            for per_class, refine in settings:
+                row = measure(kernel, strategy.tables, 10_000 + seed, per_class, refine)
+                rows.append({"seed": seed, "exact": exact, "per_class": per_class, "refine": refine, **row})
+        out.append({"config": spec, "iterations": args.iterations, "rows": rows})
+        exact = np.array([r["exact"] for r in rows if (r["per_class"], r["refine"]) == settings[0]])
+        print(f"\n{spec}: {args.iterations} iterations, {kernel.n_classes} classes, exact exploitability "
+              f"median {np.median(exact):.5f} BB (min {exact.min():.5f}, max {exact.max():.5f})")
+        print("| deals per class | refine | contains exact | upper/exact median | max | lower median "
+              "| upper median | CPU s per bracket | deals per bracket |")
+        print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        for per_class, refine in settings:
+            at = [r for r in rows if (r["per_class"], r["refine"]) == (per_class, refine)]
+            ratio = np.array([r["high"] / r["exact"] for r in at])
+            inside = sum(r["low"] <= r["exact"] <= r["high"] for r in at)
+            print(f"| {per_class:,} | {refine} | {inside} of {len(at)} | {np.median(ratio):.2f} | {ratio.max():.2f} "
+                  f"| {np.median([r['low'] for r in at]):.5f} | {np.median([r['high'] for r in at]):.5f} "
+                  f"| {np.median([r['cpu_s'] for r in at]):.1f} | {np.median([r['deals'] for r in at]):,.0f} |")
+    if args.json:
+        with open(args.json, "w") as file:
+            json.dump(out, file, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,114 @@
+import numpy as np
+import pytest
+from reference_sampled import solve_sampled
+
+from distcfr.engine.sampled_bracket import (
+    REFINE,
+    best_response,
+    bracket_chunk,
+    bracket_chunks,
+    close_classes,
+    refine_deals,
+)
+from distcfr.engine.sampled_draw27 import SampledDraw27, to_exact_strategy
+from distcfr.evaluate.sampled import exploitability_bracket
+from distcfr.evaluate.strategy import Strategy
+
+SEEDS = 10
+
+
+@pytest.fixture(scope="module")
+def solved():
+    """A short sampled solve of a tiny deck (stacks 2 and 5 BB) and its exact exploitability."""
+    game = SampledDraw27(6, 2, 2, stacks=(2.0, 5.0))
+    avg = solve_sampled(6, 2, 2, (2.0, 5.0), 60, 200, seed=3)
+    return game, avg, Strategy(*to_exact_strategy(game, avg)).exploitability_per_variant()
+
+
+def responded(game, sigma, player, first, stop, per_class):
+    profile = {name: table.copy() for name, table in sigma.items()}
+    deals = game.sample_deals_of_classes(8, 2 * player, player, first, stop, per_class)
+    best_response(game, profile, deals, player)
+    return profile, deals
+
+
+def two_pass_best_response(game, profile, deals, player):
+    """The best response block by block, class sums computed again after the draws are chosen."""
+    ids = game.classes.classify(deals[:, player * game.hand:(player + 1) * game.hand])[0]
+    held, counts = np.unique(ids, return_counts=True)
+    for name in game.response_order[player]:
+        q = game.class_sums(profile, deals, player, counts)[name].q
+        profile[name][held] = (np.arange(q.shape[-1]) == q.argmax(-1)[..., None])
+
+
+@pytest.mark.parametrize("dims", [(6, 2, 2), (8, 2, 3), (13, 4, 5)])
+def test_one_pass_best_response_is_the_two_pass_one(dims):
+    game = SampledDraw27(*dims, stacks=(2.0, 5.0))
+    rng = np.random.default_rng(1)
+    sigma = {b.name: rng.dirichlet(np.full(b.n_actions, 0.3), (game.n_classes, *b.shape[:-1])) for b in game.blocks}
+    for player in (0, 1):
+        deals = game.sample_deals_of_classes(3, 0, player, 0, min(40, game.n_classes), 50)
+        one, two = ({name: table.copy() for name, table in sigma.items()} for _ in range(2))
+        best_response(game, one, deals, player)
+        two_pass_best_response(game, two, deals, player)
+        for name in game.response_order[player]:
+            assert np.array_equal(one[name], two[name]), (player, name)
+            assert not np.array_equal(one[name], sigma[name])
+
+
+@pytest.mark.parametrize("player", [0, 1])
+def test_close_classes_and_their_deals_do_not_depend_on_the_grouping(solved, player):
+    game, avg, _ = solved
+    per_class, first, stop = 200, 3, 15
+    profile, deals = responded(game, avg, player, first, stop, per_class)
+    close = close_classes(game, profile, deals, player, per_class)
+    assert close.dtype == bool and 0 < close.sum() < len(close)  # some classes close, some clear
+    cut = 5 * per_class
+    parts = [close_classes(game, profile, deals[:cut], player, per_class),
+             close_classes(game, profile, deals[cut:], player, per_class)]
+    assert np.array_equal(np.concatenate(parts), close)
+    more = refine_deals(game, 8, player, first, close, 50)
+    assert more.shape == (50 * close.sum(), 4 * game.hand)
+    ids, _ = game.classes.classify(more[:, player * game.hand:(player + 1) * game.hand])
+    assert np.array_equal(ids, np.repeat(np.flatnonzero(close) + first, 50))
+    split = [refine_deals(game, 8, player, first, close[:5], 50),
+             refine_deals(game, 8, player, first + 5, close[5:], 50)]
+    assert np.array_equal(np.concatenate(split), more)
+    assert np.array_equal(refine_deals(game, 8, player, first, close, 50), more)
+
+
+def test_every_class_is_close_to_itself_on_a_uniform_profile():
+    game = SampledDraw27(6, 2, 2, stacks=(2.0,))
+    sigma = game.uniform(np.float64)
+    profile, deals = responded(game, sigma, 0, 0, 6, 100)
+    assert close_classes(game, profile, deals, 0, 100, z=1e9).all()
+    assert not close_classes(game, profile, deals, 0, 100, z=-1e9).any()
+
+
+def test_a_chunk_is_the_same_bits_again_and_its_classes_add_up(solved):
+    game, avg, _ = solved
+    per_class = 300
+    for player in (0, 1):
+        whole = bracket_chunk(game, avg, 5, per_class, player, 0, game.n_classes)
+        assert np.array_equal(whole, bracket_chunk(game, avg, 5, per_class, player, 0, game.n_classes))
+        assert whole[6, 0] > 0 and whole[6, 0] % (REFINE * per_class) == 0  # some classes refined, REFINE x n each
+        plain = bracket_chunk(game, avg, 5, per_class, player, 0, game.n_classes, refine=0)
+        assert plain[6, 0] == 0 and np.array_equal(plain[4:6], whole[4:6])  # the profile's value: the same deals
+    assert len(bracket_chunks(game, per_class)) == 1
+
+
+def test_the_interval_holds_the_exact_exploitability_and_refinement_tightens_it(solved):
+    game, avg, exact = solved
+    brackets = {refine: [exploitability_bracket(game, avg, seed, 200, refine=refine) for seed in range(SEEDS)]
+                for refine in (0, REFINE)}
+    for refine, got in brackets.items():
+        inside = [((b.interval()[0] <= exact) & (exact <= b.interval()[1])).all() for b in got]
+        assert sum(inside) >= SEEDS - 1, (refine, exact, [b.interval() for b in got])
+        # the upper estimate is an upper bound in expectation: its mean over the seeds is not below the
+        # exact exploitability by more than the mean's standard error allows
+        high = np.mean([b.high for b in got], axis=0)
+        se = np.sqrt(np.sum([b.high_se**2 for b in got], axis=0)) / SEEDS
+        assert (high >= exact - 3 * se).all(), (refine, high, exact, se)
+    mean_high = {refine: np.mean([b.high for b in got], axis=0) for refine, got in brackets.items()}
+    assert (mean_high[REFINE] < mean_high[0]).all(), mean_high
+    assert all(b.extra_deals > 0 for b in brackets[REFINE]) and all(b.extra_deals == 0 for b in brackets[0])
