@@ -103,8 +103,8 @@ def test_a_target_below_what_the_bracket_resolves_is_said_out_of_reach(tmp_path,
     target = data["target"]
     assert data["iterations"] == 10 and target["out_of_reach"] and target["gave_up"] and not target["reached"]
     assert target["resolution"] > 0.05 and target["samples_to_resolve"] > 20
-    said = (f"out of reach of the bracket at --bracket-samples 20, which resolves {figure(target['resolution'])} BB (its "
-            f"estimates' gap plus 1.96 standard errors, both ~1/sqrt(samples)); --bracket-samples "
+    said = (f"out of reach of the bracket at --bracket-samples 20, which resolves {figure(target['resolution'])} "
+            f"BB (its estimates' gap plus 1.96 standard errors, both ~1/sqrt(samples)); --bracket-samples "
             f"{target['samples_to_resolve']:,} would resolve it")
     assert "  target 0.05 BB per hand not reached: the bracket's upper end is " in out
     assert said + "; the run stopped there (no --iterations or --minutes)" in out
