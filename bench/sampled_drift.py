@@ -36,18 +36,16 @@ VALUE_TARGET, BREAK_EVEN_TARGET = 0.002, 0.05  # BB: the most a value / a break-
 def button_values(strategy, per_class: int, seed: int = 7) -> tuple[np.ndarray, np.ndarray]:
     """(value, standard error) per stack, BB per hand: the button's payoff under ``strategy`` on
     ``per_class`` deals per button class from a fixed stream (the same deals for any strategy)."""
-    from distcfr.engine.sampled_bracket import bracket_chunks
+    from distcfr.engine.sampled_bracket import bracket_chunks, class_moments
 
     kernel = strategy.kernel
     weights = kernel.classes.hands_per_class / kernel.classes.hands_per_class.sum()
     mean, var = 0.0, 0.0
     for first, stop in bracket_chunks(kernel, per_class):
         deals = kernel.sample_deals_of_classes(seed, 0, 0, first, stop, per_class)
-        by_class = kernel.class_deal_values(strategy.tables, deals, 0, per_class).reshape(stop - first, per_class, -1)
+        m, v = class_moments(kernel.class_deal_values(strategy.tables, deals, 0, per_class), per_class)
         w = weights[first:stop, None]
-        mean = mean + (w * by_class.mean(1)).sum(0)
-        if per_class > 1:
-            var = var + (w**2 * by_class.var(1, ddof=1)).sum(0) / per_class
+        mean, var = mean + (w * m).sum(0), var + (w**2 * v).sum(0)
     return np.asarray(mean), np.sqrt(var)
 
 

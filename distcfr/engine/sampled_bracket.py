@@ -84,7 +84,7 @@ def refine_deals(game, seed: int, player: int, first: int, close: np.ndarray, ex
     return game.sample_blocks_deals(seed, keys, player, first, counts)
 
 
-def _class_moments(values: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+def class_moments(values: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     """((G, B) means, (G, B) variances of the means) of deal values grouped n per class."""
     by_class = values.reshape(-1, n, values.shape[-1])
     var = by_class.var(1, ddof=1) / n if n > 1 else np.zeros_like(by_class[:, 0])
@@ -113,7 +113,7 @@ def bracket_chunk(game, sigma: dict, seed: int, per_class: int, player: int, fir
     best_response(game, profile, choose, player)
 
     def gain(deals, n):  # per class, the best response's gain over the profile on the same deals
-        return _class_moments(game.class_deal_values(profile, deals, player, n)
+        return class_moments(game.class_deal_values(profile, deals, player, n)
                               - game.class_deal_values(sigma, deals, player, n), n)
 
     moments = [gain(choose, per_class)]
@@ -132,9 +132,9 @@ def bracket_chunk(game, sigma: dict, seed: int, per_class: int, player: int, fir
             moments[0][0][group], moments[0][1][group] = gain(both, n)
             extra += len(more)
     own = game.class_deal_values(sigma, score, player, per_class)
-    moments.append(_class_moments(game.class_deal_values(profile, score, player, per_class) - own, per_class))
+    moments.append(class_moments(game.class_deal_values(profile, score, player, per_class) - own, per_class))
     if player == 0:
-        moments.append(_class_moments(own, per_class))
+        moments.append(class_moments(own, per_class))
     out = np.zeros((7, len(game.stacks)))
     for i, (mean, var) in enumerate(moments):
         out[2 * i] = (weights * mean).sum(0)
