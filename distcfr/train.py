@@ -31,7 +31,7 @@ from distcfr.dist import head_watch
 from distcfr.engine.rules import AUTO, RULES
 from distcfr.engine.sampled_bracket import BRACKET_CHUNK as MAX_BRACKET_SAMPLES
 from distcfr.engine.sampled_bracket import REFINE
-from distcfr.errors import BadParameter, DistcfrError
+from distcfr.errors import BadParameter, DistcfrError, WorkersLost
 from distcfr.evaluate.break_even import refine_crossings
 from distcfr.evaluate.class_strategy import BRACKET_DEALS, MAX_PER_CLASS, default_per_class
 from distcfr.evaluate.reach import out_of_reach, target_summary
@@ -362,13 +362,7 @@ class _Run:
         result = run(solver, plan, after_iteration)
         progress.close()
         if result.workers_lost:
-            last = f"; {args.checkpoint} keeps its last save" if args.checkpoint and Path(args.checkpoint).exists() \
-                else ""
-            print(f"distcfr.train: stopped at iteration {solver.iteration}; the workers were stopped too (a signal to "
-                  f"the whole process group), and the state they held with them{last}", file=sys.stderr)
-            sys.stdout.flush()
-            sys.stderr.flush()
-            os._exit(130)  # Ray's processes are gone: its own exit would wait a minute on them
+            self.end_with_workers_gone(solver)
         if result.interrupted and (self.where["workers"] or solver.mode == "sampled"):
             return self.interrupted(solver)
         try:
@@ -387,10 +381,24 @@ class _Run:
         summary["interrupted"] = result.interrupted
         return summary
 
+    def end_with_workers_gone(self, solver) -> None:
+        """The signal reached the workers too and their rows went with them: one line, and this
+        process ends now (Ray's processes are gone: its own exit would wait a minute on them)."""
+        checkpoint = self.args.checkpoint
+        last = f"; {checkpoint} keeps its last save" if checkpoint and Path(checkpoint).exists() else ""
+        print(f"distcfr.train: stopped at iteration {solver.iteration}; the workers were stopped too (a signal to "
+              f"the whole process group), and the state they held with them{last}", file=sys.stderr)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(130)
+
     def interrupted(self, solver) -> dict:
         """The signal may have reached the workers too: save what the coordinator holds, unevaluated."""
         with signals_held():  # a second signal waits until the strategy is written
-            strategy = solver.average_strategy()
+            try:
+                strategy = solver.average_strategy()
+            except WorkersLost:  # they went after the run's own look at them (Ray had not told yet)
+                self.end_with_workers_gone(solver)
             strategy.save(self.args.out)
         deals = f" ({solver.deals_done:,} deals)" if solver.mode == "sampled" else ""
         print(f"interrupted {self.game.spec} at iteration {solver.iteration}{deals}: average strategy written to "

@@ -113,7 +113,9 @@ def test_sigterm_to_the_whole_group_of_a_sampled_ray_run_ends_in_seconds_with_on
     assert elapsed < 20 and code in (130, -signal.SIGKILL), (elapsed, code, output)  # the start guard kills
     lines = _distcfr_lines(output)
     assert len(lines) == 1 and "Traceback" not in output, output
-    assert any(word in lines[0] for word in ("stopped while starting", "workers were stopped too", "interrupted"))
+    ends = ("stopped while starting", "workers were stopped too", "interrupted",
+            "Ray's processes were stopped too")  # the last: Ray itself went before the run could tell its workers had
+    assert any(end in lines[0] for end in ends), output
     if (tmp_path / "ck").exists():
         assert distcfr.load_checkpoint(str(tmp_path / "ck")).iteration >= 5
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import distcfr
+from distcfr.errors import WorkersLost
 from distcfr.solve.run import RunPlan, StopRequested, run
 
 SPEC = "draw27(ranks=6,suits=2,hand=2,stacks=2:4:1)"
@@ -47,6 +48,39 @@ def test_a_stop_between_the_two_halves_of_an_iteration_resumes_bitwise(tmp_path)
     assert (saved.iteration, saved.phase) == (4, 1)  # the 10th call is player 2's half of iteration 5
     with distcfr.Solver.from_checkpoint(saved) as resumed:
         assert resumed.solve(iterations=9).probs.tobytes() == straight.probs.tobytes()
+
+
+class _SignalledWhileSaving:
+    """The part of a sampled solver that run() drives: at its first save the whole process group is
+    signalled (here: this process), with the signal held by the save, and its workers go with it
+    before Ray can tell (``workers_alive`` still says yes)."""
+
+    state_on_workers, waiting_on_shards = True, False
+
+    def __init__(self):
+        self.iteration, self.recovered, self.signalled = 0, False, False
+
+    def step(self):
+        self.iteration += 1
+
+    def checkpoint(self):
+        if not self.signalled:
+            self.signalled = True
+            os.kill(os.getpid(), signal.SIGTERM)
+        raise WorkersLost("a sampled worker died and its table rows with it")
+
+    def recover(self, checkpoint):
+        self.recovered = True
+
+    def workers_alive(self):
+        return True
+
+
+def test_workers_lost_to_a_signal_held_by_a_save_stop_the_run_and_are_not_rebuilt(tmp_path):
+    solver = _SignalledWhileSaving()
+    result = run(solver, RunPlan(iterations=10, checkpoint=tmp_path / "ck", checkpoint_every=2))
+    assert result.interrupted and result.workers_lost and not solver.recovered
+    assert solver.iteration == 2 and not (tmp_path / "ck").exists()
 
 
 def test_plan_arguments_are_checked():

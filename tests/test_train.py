@@ -135,3 +135,32 @@ def test_a_bad_target_is_one_line_and_exit_2(tmp_path, capsys, value, message):
     err = capsys.readouterr().err
     assert message in err and "--target-exploitability" in err and len(err.strip().splitlines()) == 1
     assert not out.exists()
+
+
+def test_workers_gone_when_the_interrupted_strategy_is_gathered_end_the_run_in_one_line(tmp_path, capsys, monkeypatch):
+    """A signal to the whole group: the run loop saw Ray still up, then gathering the average strategy
+    finds the workers gone. One line, exit 130 at once, no file half-written."""
+    import argparse
+    import os
+
+    from distcfr.errors import WorkersLost
+    from distcfr.train import _SampledRun
+
+    class GoneWorkers:
+        iteration, mode = 7, "sampled"
+
+        def average_strategy(self):
+            raise WorkersLost("a sampled worker died and its table rows with it")
+
+    def exit_now(code):
+        raise SystemExit(code)
+
+    monkeypatch.setattr(os, "_exit", exit_now)
+    (tmp_path / "ck").write_bytes(b"last save")
+    args = argparse.Namespace(out=str(tmp_path / "s.msgpack"), checkpoint=str(tmp_path / "ck"))
+    with pytest.raises(SystemExit) as ended:
+        _SampledRun(args, None, False).interrupted(GoneWorkers())
+    err = capsys.readouterr().err.strip().splitlines()
+    assert ended.value.code == 130 and not (tmp_path / "s.msgpack").exists()
+    assert err == [f"distcfr.train: stopped at iteration 7; the workers were stopped too (a signal to the whole "
+                   f"process group), and the state they held with them; {tmp_path / 'ck'} keeps its last save"]

@@ -119,9 +119,7 @@ def run(solver: Solver, plan: RunPlan, on_iteration: Callable[[Solver, float | N
             except StopRequested:
                 raise
             except WorkersLost as lost:
-                if requested:
-                    raise StopRequested from None
-                _recover(solver, plan, result, lost, time.perf_counter() - began)
+                _recover(solver, plan, result, lost, time.perf_counter() - began, requested)
                 continue
             except (Exception, KeyboardInterrupt):
                 # the signal took the workers down before it reached this loop, or Ray's ray.get raised its own
@@ -150,7 +148,7 @@ def run(solver: Solver, plan: RunPlan, on_iteration: Callable[[Solver, float | N
                 try:
                     _save(solver, plan, result, point)
                 except WorkersLost as lost:
-                    _recover(solver, plan, result, lost, time.perf_counter() - began)
+                    _recover(solver, plan, result, lost, time.perf_counter() - began, requested)
                     continue
             if expl is not None and plan.target is not None and (expl <= plan.target or plan.give_up is not None
                                                                   and plan.give_up()):
@@ -167,7 +165,12 @@ def run(solver: Solver, plan: RunPlan, on_iteration: Callable[[Solver, float | N
     if result.interrupted and solver.state_on_workers and not solver.workers_alive():
         result.workers_lost = True  # their rows went with them: the last checkpoint written stays as it is
     elif plan.checkpoint:
-        _save(solver, plan, result, plan.checkpoint)
+        try:
+            _save(solver, plan, result, plan.checkpoint)
+        except WorkersLost:
+            if not result.interrupted:
+                raise
+            result.workers_lost = True  # the signal reached them too, after Ray's look at them above
     return result
 
 
@@ -175,10 +178,14 @@ MAX_RECOVERIES = 10  # lost workers a run goes on after; past this it stops (a c
 RECOVERY_ATTEMPTS = 5  # tries to rebuild the workers after one loss, 1, 2, 3, 4 s apart
 
 
-def _recover(solver, plan: RunPlan, result: RunResult, lost: WorkersLost, waited: float) -> None:
+def _recover(solver, plan: RunPlan, result: RunResult, lost: WorkersLost, waited: float,
+             requested: list[int]) -> None:
     """Lost workers: the solver goes on from its recovery point (its last checkpoint, or its start),
     on the workers there are now; the run's bits are those of an undisturbed run. Workers lost
-    while the new ones start (a node that fails late) are recovered from in the same way."""
+    while the new ones start (a node that fails late) are recovered from in the same way. A stop
+    ``requested`` meanwhile (its handler runs once Python code runs again) stops instead."""
+    if requested:
+        raise StopRequested
     if not solver.state_on_workers or len(result.recoveries) >= MAX_RECOVERIES:
         raise lost
     from distcfr.solve.checkpoint import load_checkpoint
@@ -190,6 +197,8 @@ def _recover(solver, plan: RunPlan, result: RunResult, lost: WorkersLost, waited
             solver.recover(load_checkpoint(point) if point and Path(point).exists() else None)
             break
         except WorkersLost:  # the cluster had not yet told the lost node from the live ones: new workers went there
+            if requested:
+                raise StopRequested from None
             if attempt == RECOVERY_ATTEMPTS:
                 raise
             time.sleep(attempt)
