@@ -308,6 +308,44 @@ def test_five_card_sums_are_exact_whatever_the_grouping(full):
         assert sums.fixed_q.tobytes() == (parts[2][name] + parts[0][name] + parts[1][name]).fixed_q.tobytes()
 
 
+def sparse_sigma(game: SampledDraw27, rng, zero: float) -> dict:
+    """A random strategy with about ``zero`` of its discard cells exactly 0, as regret matching
+    leaves them (one row in eight keeps a single discard, one in eight stays whole)."""
+    sigma = random_sigma(game, rng, np.float32)
+    for name in ("btn_draw", "bb_draw"):
+        x = sigma[name]
+        x[rng.random(x.shape) < zero] = 0
+        single = rng.random(x.shape[:-1]) < 0.125
+        x[single] = np.eye(game.n_masks, dtype=np.float32)[rng.integers(0, game.n_masks, single.sum())]
+        whole = rng.random(x.shape[:-1]) < 0.125
+        x[whole] = random_sigma(game, rng, np.float32)[name][whole]
+        x[x.sum(-1) == 0, 0] = 1
+        sigma[name] = x / x.sum(-1, keepdims=True)
+    return sigma
+
+
+@pytest.mark.parametrize("dims", [(13, 4, 5), (8, 2, 3), (7, 4, 2)])
+def test_class_sums_at_strategies_with_zero_discards_equal_the_per_deal_sums(dims):
+    """At strategies such as regret matching leaves (most discards exactly 0, some rows one discard,
+    some whole) the per-class sums are the per-deal path's, for both players, with classes of many
+    deals, of one, and one class alone with its count (numpy's one-matrix product path)."""
+    game = SampledDraw27(*dims, stacks=(1.5, 4.0, 12.0))
+    rng = np.random.default_rng(7)
+    sigma = sparse_sigma(game, rng, 0.8)
+    for player, per_class in itertools.product((0, 1), (1, 9)):
+        counts = np.full(min(60, game.n_classes), per_class)
+        counts[-1] = 1 if per_class > 1 else 2  # a class alone with its count: its own product path
+        deals = game.sample_class_deals(5, (1, player, 0), player, 0, counts)
+        got = game.class_sums(sigma, deals, player, counts)
+        want = cfr_values(game, sigma, deals, players=(player,), bits=30)
+        for name, sums in got.items():
+            np.testing.assert_array_equal(sums.rows, want[name].rows)
+            np.testing.assert_allclose(sums.q, want[name].q, rtol=2e-5, atol=2e-5 * per_class)
+            reach = want[name].reach  # (the per-deal path keeps the button's draw reach per draw count)
+            np.testing.assert_allclose(sums.reach, reach if reach.ndim == 2 else reach[:, 0], rtol=1e-6,
+                                       atol=1e-8)  # the reference rounds to 2**-30
+
+
 def test_fixed_point_has_room_for_the_batch():
     game = SampledDraw27(6, 2, 2, stacks=(20.0,))
     assert fixed_point_bits(game, 100) == 40 and 30 <= fixed_point_bits(game, 537_836) < 40
