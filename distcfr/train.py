@@ -35,7 +35,7 @@ from distcfr.errors import BadParameter, DistcfrError, WorkersLost
 from distcfr.evaluate.break_even import refine_crossings
 from distcfr.evaluate.class_strategy import BRACKET_DEALS, MAX_PER_CLASS, default_per_class
 from distcfr.evaluate.reach import out_of_reach, target_summary
-from distcfr.evaluate.summary import exact_summary, sampled_summary
+from distcfr.evaluate.summary import bracket_cost, exact_summary, sampled_summary
 from distcfr.evaluate.tables import render_tables
 from distcfr.evaluate.units import exploitability_text
 from distcfr.games.registry import REGISTRY, defaults_help, load_game
@@ -530,6 +530,7 @@ class _SampledRun(_Run):
         """The run's last evaluation where it is of this iteration and the final samples (a target met or
         an iteration cap), else a new bracket (recorded when the run has a target, for its rate)."""
         if self.latest and self.latest[0] == solver.iteration and self.latest[1].per_class == self.final_per_class:
+            self.final_seconds = self.history[-1]["eval_seconds"]
             return self.latest[1]
         solver.release_strategy()  # the run is over: its memory goes to the bracket and the average
         per_class = self.final_per_class
@@ -538,6 +539,7 @@ class _SampledRun(_Run):
                  "whose best response is close")
         began = time.perf_counter()
         bracket = solver.bracket(per_class)
+        self.final_seconds = time.perf_counter() - began
         return self.record(solver, bracket, began) if self.target else bracket
 
     def finish(self, solver, result) -> dict:
@@ -548,6 +550,8 @@ class _SampledRun(_Run):
         summary = sampled_summary(game, solver, bracket, result.wall_seconds, result.iterations_run,
                                   solver.deals_done - self.first_deals)
         summary["bracket_history"] = self.history
+        summary["bracket"] = bracket_cost(bracket, solver.kernel.n_classes, self.final_seconds,
+                                          self.where["workers"])
         if self.target:
             summary["target"] = self.target_summary(solver, bracket)
         if args.checkpoint or args.resume:

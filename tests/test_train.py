@@ -47,6 +47,17 @@ def test_a_sampled_summary_says_each_stacks_exploitability_in_bb_and_mbb_with_it
         assert shown(lo, stack["exploitability_ci"][0]) and shown(hi, stack["exploitability_ci"][1])
 
 
+def test_a_sampled_summary_says_what_its_bracket_cost(tmp_path, capsys):
+    out, _, data = train(tmp_path, capsys, "--game", SMALL, "--sampling", "--iterations", "5", "--bracket-samples",
+                         "200", "--quiet")
+    cost = data["bracket"]
+    assert cost["per_class"] == 200 and cost["workers"] == 0 and cost["seconds"] > 0
+    assert cost["deals"] == 4 * 200 * 36 + cost["refine_deals"] and cost["refine_deals"] % (REFINE * 200) == 0
+    line = next(line for line in out.splitlines() if line.startswith("  the bracket: "))
+    assert line == (f"  the bracket: {cost['deals']:,} deals (200 per hand class in each player's two sets, "
+                    f"{cost['refine_deals']:,} refining close classes) in {cost['seconds']:.1f} s")
+
+
 @pytest.mark.parametrize("game", [SMALL, "draw27(ranks=6,suits=2,hand=2,stacks=2:3:1)"])
 def test_progress_lines_say_the_brackets_worst_stack_in_bb_and_mbb(tmp_path, capsys, monkeypatch, game):
     monkeypatch.setattr("distcfr.train.Progress", functools.partial(Progress, log_every=0.0))  # a line per iteration

@@ -65,6 +65,15 @@ def sampled_summary(game, solver, bracket, wall: float, iterations_run: int, dea
     }
 
 
+def bracket_cost(bracket, n_classes: int, seconds: float, workers: int) -> dict:
+    """What the final bracket cost: deals (two sets per player, ``per_class`` each per hand class,
+    and the close classes' refinement deals) and wall seconds, on ``workers`` Ray workers (0: this
+    process)."""
+    drawn = 4 * bracket.per_class * n_classes
+    return {"per_class": bracket.per_class, "deals": drawn + bracket.extra_deals,
+            "refine_deals": bracket.extra_deals, "seconds": seconds, "workers": workers}
+
+
 def _break_even(game, bracket) -> dict:
     """For a list of stacks: where the button's sampled value crosses zero, and the span where its
     95% band does (``break_even_interval``)."""

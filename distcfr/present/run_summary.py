@@ -60,6 +60,12 @@ def print_sampled(summary: dict, out_path, groups: dict | None = None) -> None:
         expl = exploitability_text(row["exploitability"], unit, row["exploitability_ci"])
         print(fit_line(f"  {row['variant']:>8}  value {row['value']:+.4f} +- {row['value_se']:.4f} {unit}  "
                        f"exploitability {expl}"))
+    cost = summary.get("bracket")
+    if cost:
+        where = f" on {cost['workers']} workers" if cost["workers"] else ""
+        print(fit_line(f"  the bracket: {cost['deals']:,} deals ({cost['per_class']:,} per hand class in each "
+                       f"player's two sets, {cost['refine_deals']:,} refining close classes) in "
+                       f"{cost['seconds']:.1f} s{where}"))
     if "target" in summary:
         print(fit_line(target_line(summary["target"], unit)))
     if "break_even" in summary:
