@@ -5,7 +5,7 @@ import pytest
 
 import distcfr
 from distcfr.engine import rules
-from distcfr.engine.rules import RULES, Discount, RuleKind, make_rule, rule_from_fields, update
+from distcfr.engine.rules import RULES, Discount, RuleKind, make_rule, regret_matching, rule_from_fields, update
 
 
 @pytest.mark.parametrize("name, t, expected", [
@@ -82,3 +82,22 @@ def test_sampled_rows_weigh_regrets_and_sums_apart():
         update_sampled_rows(make_rule(name), 2, regrets, sums, sigma, q, reach)
         assert regrets.tolist() == [[1.0 + 2 * 3.0, 1.0 - 2 * 1.0]]  # sigma.Q = 1
         assert sums.tolist() == [[sum_weight * 3 * 0.25, sum_weight * 3 * 0.75]]
+
+
+@pytest.mark.parametrize("actions", [2, 8, 32])
+def test_sampled_regret_matching_in_place_gives_the_bits_of_the_plain_formula(actions):
+    """Regret matching of a sampled table (uniform where no regret is positive), computed in the
+    output array without temporaries, is bit for bit the textbook formula's, zeros, -0.0 and rows
+    with no positive regret included."""
+    rng = np.random.default_rng(actions)
+    regrets = rng.standard_normal((500, 3, actions), dtype=np.float32)
+    regrets[rng.random(regrets.shape) < 0.4] = 0
+    regrets[rng.random(regrets.shape) < 0.1] = -0.0
+    regrets[:50] = -np.abs(regrets[:50])  # rows with nothing positive
+    positive = np.maximum(regrets, 0)
+    total = positive.sum(-1, keepdims=True)
+    want = np.divide(positive, total, out=np.full_like(positive, 1 / actions), where=total > 0)
+    out = np.full_like(regrets, np.nan)
+    assert regret_matching(regrets, out=out) is out
+    assert out.tobytes() == want.tobytes() and regret_matching(regrets).tobytes() == want.tobytes()
+    assert np.allclose(out.sum(-1), 1) and (out[:50] == 1 / actions).all()

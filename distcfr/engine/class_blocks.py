@@ -50,8 +50,12 @@ def regret_matching_rows(table: np.ndarray, dtype=np.float32, out: np.ndarray | 
     cache-sized piece of rows at a time (the same bits: every row's arithmetic is its own)."""
     out = np.empty(table.shape, dtype) if out is None else out
     step = cache_rows(table)
+    in_place = out.dtype == table.dtype  # computed where it is kept; else in the table's precision, then cast
     for lo in range(0, len(table), step):
-        out[lo:lo + step] = regret_matching(table[lo:lo + step])
+        if in_place:
+            regret_matching(table[lo:lo + step], out=out[lo:lo + step])
+        else:
+            out[lo:lo + step] = regret_matching(table[lo:lo + step])
     return out
 
 

@@ -210,20 +210,24 @@ def update(rule: Rule, d: Discount, regrets: np.ndarray, sums: np.ndarray,
     sums += inst_sum
 
 
-def regret_matching(regrets: np.ndarray, uniform: np.ndarray | None = None) -> np.ndarray:
+def regret_matching(regrets: np.ndarray, uniform: np.ndarray | None = None,
+                    out: np.ndarray | None = None) -> np.ndarray:
     """Strategy proportional to positive regrets over the last axis, in the regrets' precision;
     where none is positive, ``uniform`` ((n, A): uniform over the legal actions, 0 on padding: an
-    exact solver's tables) or, without it, uniform over every action (a sampled solver's rows).
+    exact solver's tables) or, without it, uniform over every action (a sampled solver's rows,
+    computed in ``out`` when given: an array of the regrets' shape and dtype, no temporaries).
     The positive total of an exact table's short action axis is a matrix product (faster there than
     a sum); a sampled row's is numpy's sum. The two can round differently in the last bit, and each
     mode's files are reproduced bit for bit by its own."""
-    positive = np.maximum(regrets, 0)
     if uniform is None:
+        positive = np.maximum(regrets, 0, out=out)
         total = positive.sum(-1, keepdims=True)
-        fallback = np.full_like(positive, 1 / regrets.shape[-1])
-    else:
-        total = (positive @ np.ones(positive.shape[-1], positive.dtype))[..., None]
-        fallback = np.broadcast_to(uniform, positive.shape).astype(positive.dtype)
+        np.divide(positive, total, out=positive, where=total > 0)
+        positive[total[..., 0] == 0] = 1 / regrets.shape[-1]
+        return positive
+    positive = np.maximum(regrets, 0)
+    total = (positive @ np.ones(positive.shape[-1], positive.dtype))[..., None]
+    fallback = np.broadcast_to(uniform, positive.shape).astype(positive.dtype)
     return np.divide(positive, total, out=fallback, where=total > 0)
 
 
