@@ -526,12 +526,12 @@ class _SampledRun(_Run):
         workers = f"  {self.where['workers']} workers" if self.where["workers"] else ""
         return f"  {rate:,.0f} deals/s  {np.median(solver.visits(1)):,.0f} visits per class{workers}"
 
-    def final_bracket(self, solver):
-        """The run's last evaluation where it is of this iteration and the final samples (a target met or
-        an iteration cap), else a new bracket (recorded when the run has a target, for its rate)."""
+    def final_bracket(self, solver) -> tuple:
+        """(bracket, seconds it took): the run's last evaluation where it is of this iteration and the final
+        samples (a target met or an iteration cap), else a new bracket (recorded when the run has a target,
+        for its rate)."""
         if self.latest and self.latest[0] == solver.iteration and self.latest[1].per_class == self.final_per_class:
-            self.final_seconds = self.history[-1]["eval_seconds"]
-            return self.latest[1]
+            return self.latest[1], self.history[-1]["eval_seconds"]
         solver.release_strategy()  # the run is over: its memory goes to the bracket and the average
         per_class = self.final_per_class
         self.say(f"  final exploitability bracket: {per_class:,} deals per hand class, "
@@ -539,19 +539,18 @@ class _SampledRun(_Run):
                  "whose best response is close")
         began = time.perf_counter()
         bracket = solver.bracket(per_class)
-        self.final_seconds = time.perf_counter() - began
-        return self.record(solver, bracket, began) if self.target else bracket
+        seconds = time.perf_counter() - began
+        return (self.record(solver, bracket, began) if self.target else bracket), seconds
 
     def finish(self, solver, result) -> dict:
         args, game = self.args, self.game
-        bracket = self.final_bracket(solver)
+        bracket, seconds = self.final_bracket(solver)
         strategy = solver.average_strategy()
         solver.close()
         summary = sampled_summary(game, solver, bracket, result.wall_seconds, result.iterations_run,
                                   solver.deals_done - self.first_deals)
         summary["bracket_history"] = self.history
-        summary["bracket"] = bracket_cost(bracket, solver.kernel.n_classes, self.final_seconds,
-                                          self.where["workers"])
+        summary["bracket"] = bracket_cost(bracket, solver.kernel.n_classes, seconds, self.where["workers"])
         if self.target:
             summary["target"] = self.target_summary(solver, bracket)
         if args.checkpoint or args.resume:
