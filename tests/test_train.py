@@ -10,11 +10,12 @@ import pytest
 from printed import shown
 
 from distcfr.engine.sampled_bracket import REFINE
+from distcfr.evaluate.class_strategy import MAX_PER_CLASS
 from distcfr.evaluate.units import figure
 from distcfr.progress import Progress
 from distcfr.train import main
 
-SMALL = "draw27(ranks=6,suits=2,hand=2,stacks=3)"  # 36 hand classes: a bracket of 1,000 per class in ~0.2 s
+SMALL = "draw27(ranks=6,suits=2,hand=2,stacks=3)"  # 36 hand classes: a bracket of 4,000 per class in ~1 s
 FIGURE = r"(\d+\.\d+|\d\.\d\de-\d\d|0)"
 BB = rf"{FIGURE} BB \({FIGURE} mBB\)"
 BB_PER_HAND = rf"{BB} per hand"
@@ -71,9 +72,9 @@ def test_progress_lines_say_the_brackets_worst_stack_in_bb_and_mbb(tmp_path, cap
     assert shown(bb, worst["exploitability"]) and shown(mbb, 1000 * worst["exploitability"])
     assert shown(lo, worst["exploitability_ci"][0]) and shown(hi, worst["exploitability_ci"][1])
     assert where == ("" if len(data["per_variant"]) == 1 else f" at {worst['variant']}, the worst of 2 stacks")
-    cost = re.search(r"bracket: 1,000 deals per hand class \(144,000 deals, ([\d,]+) more refining close classes\) "
-                     r"in \S+ s; one at most every 4 iteration\(s\), kept to 10% of the run's time", err)
-    assert int(cost.group(1).replace(",", "")) % (REFINE * 1_000) == 0  # REFINE x 1,000 for each close class
+    cost = re.search(rf"bracket: {MAX_PER_CLASS:,} deals per hand class \({4 * 36 * MAX_PER_CLASS:,} deals, ([\d,]+) more "
+                     r"refining close classes\) in \S+ s; one at most every 4 iteration\(s\), kept to 10% of the run's time", err)
+    assert int(cost.group(1).replace(",", "")) % (REFINE * MAX_PER_CLASS) == 0  # REFINE x the samples for each close class
 
 
 def test_exact_results_say_bb_and_mbb_per_hand_and_chip_games_chips_per_game(tmp_path, capsys, monkeypatch):
