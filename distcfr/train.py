@@ -446,9 +446,9 @@ class _ExactRun(_Run):
 
 
 class _SampledRun(_Run):
-    """A sampled run: its exploitability is a bracket. With a target, each evaluation is a bracket of
-    the final one's samples (so the one that meets the target is the final one); without, progress
-    brackets take a quarter of them."""
+    """A sampled run: its exploitability is a bracket. Progress brackets take a quarter of the final
+    one's samples; with a target, one whose upper end meets it (or which says the target is out of
+    reach) is a screen: a bracket of the final samples then decides, and is the one printed at the end."""
 
     def plan(self, solver) -> RunPlan:
         recovery = None
@@ -466,19 +466,25 @@ class _SampledRun(_Run):
         self.latest, self.history = None, []  # the latest bracket and its iteration; a record of each
         self.target, self.gave_up, self.warned = self.args.target_exploitability, False, False
         self.final_per_class = self.args.bracket_samples or default_per_class(solver.kernel)
-        self.per_class = self.final_per_class if self.target else max(2, self.final_per_class // PROGRESS_SHARE)
+        self.per_class = max(2, self.final_per_class // PROGRESS_SHARE)
         return super().execute(solver)
 
     def progress_bracket(self, solver) -> float:
-        """A bracket of the average strategy now; returns its upper end (the worst stack's)."""
+        """A bracket of the average strategy now; returns its upper end (the worst stack's). With a
+        target, a quarter-sample bracket that would stop the run is checked on the final samples."""
         began = time.perf_counter()
-        bracket = self.record(solver, solver.bracket(self.per_class), began)
+        bracket = screen = solver.bracket(self.per_class)
+        screen_seconds = time.perf_counter() - began
+        checks = self.target and self.per_class < self.final_per_class
+        if checks and (screen.interval()[1].max() <= self.target or out_of_reach(screen, self.target)):
+            bracket = solver.bracket(self.final_per_class)  # what the run stops on, and prints at its end
+        bracket = self.record(solver, bracket, began)
         if len(self.history) == 1:
+            check = f"; one that would stop the run is checked on {self.final_per_class:,}" if checks else ""
             self.progress.note(f"  bracket: {self.per_class:,} deals per hand class "
-                               f"({4 * self.per_class * solver.kernel.n_classes:,} deals, {bracket.extra_deals:,} more "
-                               f"refining close classes) in "
-                               f"{self.history[0]['eval_seconds']:.3g} s; one at most every {self.args.eval_every} "
-                               f"iteration(s), kept to {EVAL_SHARE:.0%} of the run's time")
+                               f"({4 * self.per_class * solver.kernel.n_classes:,} deals, {screen.extra_deals:,} "
+                               f"more refining close classes) in {screen_seconds:.3g} s; one at most every "
+                               f"{self.args.eval_every} iteration(s), kept to {EVAL_SHARE:.0%} of the run's time{check}")
         if self.target and not self.warned and out_of_reach(bracket, self.target):
             self.warned = True
             self.progress.note(f"  target {target_head(self.target, self.game.unit)}: "

@@ -20,7 +20,7 @@ def line(**changes) -> str:
 def test_a_reached_target_says_its_upper_end_and_what_the_brackets_cost():
     text = line(reached=True, upper_end=0.0091)
     assert text.startswith("  target 0.01 BB per hand reached: the bracket's upper end is 0.00910 BB (9.10 mBB) at 4BB")
-    assert "5 bracket(s) of 1,000 deals per hand class took 2.0 s (5% of the run)" in text
+    assert "its 5 evaluation(s) took 2.0 s (5% of the run)" in text
 
 
 def test_a_run_out_of_budget_says_the_time_its_rate_needs_or_that_it_cannot_yet():

@@ -13,7 +13,7 @@ from distcfr.engine.sampled_bracket import REFINE
 from distcfr.evaluate.class_strategy import MAX_PER_CLASS
 from distcfr.evaluate.units import figure
 from distcfr.progress import Progress
-from distcfr.train import main
+from distcfr.train import PROGRESS_SHARE, main
 
 SMALL = "draw27(ranks=6,suits=2,hand=2,stacks=3)"  # 36 hand classes: a bracket of 4,000 per class in ~1 s
 FIGURE = r"(\d+\.\d+|\d\.\d\de-\d\d|0)"
@@ -63,18 +63,23 @@ def test_a_sampled_summary_says_what_its_bracket_cost(tmp_path, capsys):
 def test_progress_lines_say_the_brackets_worst_stack_in_bb_and_mbb(tmp_path, capsys, monkeypatch, game):
     monkeypatch.setattr("distcfr.train.Progress", functools.partial(Progress, log_every=0.0))  # a line per iteration
     _, err, data = train(tmp_path, capsys, "--game", game, "--sampling", "--iterations", "4", "--eval-every", "4",
-                         "--target-exploitability", "1e-9")
+                         "--target-exploitability", "1.0")
     last = [line for line in err.splitlines() if line.startswith("  iteration 4/4")][-1]
     found = re.search(rf"exploitability {BB_PER_HAND}, in \[{FIGURE}, {FIGURE}\] BB(.*) \(iteration 4\)", last)
-    # the target's bracket at iteration 4 is the final one too: the progress line's worst stack is the summary's
+    # the quarter-sample bracket at iteration 4 meets the target, which a bracket of the final samples then
+    # confirms: that one is the progress line's and the summary's (not computed again)
+    assert data["target"]["reached"] and data["target"]["evaluations"] == 1
     worst = max(data["per_variant"], key=lambda row: row["exploitability_ci"][1])
     bb, mbb, lo, hi, where = found.groups()
     assert shown(bb, worst["exploitability"]) and shown(mbb, 1000 * worst["exploitability"])
     assert shown(lo, worst["exploitability_ci"][0]) and shown(hi, worst["exploitability_ci"][1])
     assert where == ("" if len(data["per_variant"]) == 1 else f" at {worst['variant']}, the worst of 2 stacks")
-    cost = re.search(rf"bracket: {MAX_PER_CLASS:,} deals per hand class \({4 * 36 * MAX_PER_CLASS:,} deals, ([\d,]+) more "
-                     r"refining close classes\) in \S+ s; one at most every 4 iteration\(s\), kept to 10% of the run's time", err)
-    assert int(cost.group(1).replace(",", "")) % (REFINE * MAX_PER_CLASS) == 0  # REFINE x the samples for each close class
+    screen = MAX_PER_CLASS // PROGRESS_SHARE
+    cost = re.search(rf"bracket: {screen:,} deals per hand class \({4 * 36 * screen:,} deals, ([\d,]+) more refining "
+                     r"close classes\) in \S+ s; one at most every 4 iteration\(s\), kept to 10% of the run's time; "
+                     rf"one that would stop the run is checked on {MAX_PER_CLASS:,}\n", err)
+    assert int(cost.group(1).replace(",", "")) % (REFINE * screen) == 0  # REFINE x the samples for each close class
+    assert data["bracket"]["per_class"] == MAX_PER_CLASS
 
 
 def test_exact_results_say_bb_and_mbb_per_hand_and_chip_games_chips_per_game(tmp_path, capsys, monkeypatch):
@@ -135,7 +140,7 @@ def test_a_run_whose_budget_ends_before_its_target_says_how_far_it_got(tmp_path,
                      rf"{BB} at 3BB; (.*)$", out, re.M)
     assert shown(line.group(1), target["upper_end"]) and target["upper_end"] > 0.012
     assert "iterations in all" in line.group(3) or "cannot be estimated yet" in line.group(3)
-    assert f"{target['evaluations']} bracket(s) of 4,000 deals per hand class took" in line.group(3)
+    assert f"its {target['evaluations']} evaluation(s) took" in line.group(3)
 
 
 @pytest.mark.parametrize("value, message", [("0", "must be a positive number"), ("-0.01", "must be a positive number"),

@@ -100,8 +100,7 @@ def target_line(t: dict, unit: str) -> str:
     bracket's reach, or not reached in the run's budget and what the rate says it would need."""
     share = t["eval_seconds"] / t["wall_seconds"] if t["wall_seconds"] else 0.0
     upper = f"the bracket's upper end is {amount(t['upper_end'], unit)} at {t['worst_stack']}"
-    cost = (f"{t['evaluations']} bracket(s) of {t['bracket_per_class']:,} deals per hand class took "
-            f"{t['eval_seconds']:.1f} s ({share:.0%} of the run)")
+    cost = f"its {t['evaluations']} evaluation(s) took {t['eval_seconds']:.1f} s ({share:.0%} of the run)"
     head = f"  target {target_head(t['target'], unit)}"
     if t["reached"]:
         return f"{head} reached: {upper}; {cost}"
