@@ -484,7 +484,8 @@ class _SampledRun(_Run):
             self.progress.note(f"  bracket: {self.per_class:,} deals per hand class "
                                f"({4 * self.per_class * solver.kernel.n_classes:,} deals, {screen.extra_deals:,} "
                                f"more refining close classes) in {screen_seconds:.3g} s; one at most every "
-                               f"{self.args.eval_every} iteration(s), kept to {EVAL_SHARE:.0%} of the run's time{check}")
+                               f"{self.args.eval_every} iteration(s), kept to {EVAL_SHARE:.0%} of the run's time"
+                               + check)
         if self.target and not self.warned and out_of_reach(bracket, self.target):
             self.warned = True
             self.progress.note(f"  target {target_head(self.target, self.game.unit)}: "
