@@ -6,6 +6,7 @@ import functools
 import json
 import re
 
+import numpy as np
 import pytest
 from printed import shown
 
@@ -181,3 +182,26 @@ def test_workers_gone_when_the_interrupted_strategy_is_gathered_end_the_run_in_o
     assert ended.value.code == 130 and not (tmp_path / "s.msgpack").exists()
     assert err == [f"distcfr.train: stopped at iteration 7; the workers were stopped too (a signal to the whole "
                    f"process group), and the state they held with them; {tmp_path / 'ck'} keeps its last save"]
+
+
+def test_a_screen_meeting_the_target_stops_the_run_only_where_the_final_samples_agree(tmp_path, capsys, monkeypatch):
+    # a target run's brackets are screens of a quarter of the samples; one that would stop the run is checked on
+    # the final samples, which decide: here every screen meets the target and no final bracket does
+    from distcfr.evaluate.sampled import Bracket
+    from distcfr.solve.sampled_solver import SampledSolver
+
+    asked = []
+
+    def bracket(self, per_class=None, seed=0):
+        asked.append(per_class)
+        high = 0.001 if per_class < MAX_PER_CLASS else 0.02  # a screen meets 0.01, the final samples do not
+        one = np.ones(len(self.kernel.stacks))
+        return Bracket(0.01 * one, 1e-4 * one, high * one, 1e-4 * one, 0 * one, 1e-3 * one, per_class)
+
+    monkeypatch.setattr(SampledSolver, "bracket", bracket)
+    _, _, data = train(tmp_path, capsys, "--game", SMALL, "--sampling", "--target-exploitability", "0.01",
+                       "--iterations", "6", "--eval-every", "2", "--quiet")
+    assert data["iterations"] == 6 and not data["target"]["reached"]  # no screen stopped it
+    screens = [i for i, n in enumerate(asked) if n == MAX_PER_CLASS // PROGRESS_SHARE]
+    assert screens and all(asked[i + 1] == MAX_PER_CLASS for i in screens)  # each screen checked on the final samples
+    assert data["bracket"]["per_class"] == MAX_PER_CLASS and data["target"]["upper_end"] > 0.01
