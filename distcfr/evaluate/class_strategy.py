@@ -22,8 +22,8 @@ from distcfr.io.class_strategy_file import (  # noqa: F401 (KIND: the file kind,
 )
 
 BRACKET_DEALS = 2_000_000  # deals per sample set of the default bracket, at most (a minute or two of one core)
-MAX_PER_CLASS = 4_000  # and per hand class at most (bench/sampled_interval.py: the upper end 1.5-1.6x the exact
-# exploitability at 4,000 on the small decks, 2.6-2.8x at 1,000)
+MAX_PER_CLASS = 4_000  # and per hand class at most (bench/sampled_interval.py: the upper end 1.5-2.2x the exact
+# exploitability at 4,000 on the small decks, 2.6-5.3x at 1,000)
 BRACKET_SEED = 2**31 - 1  # a stream no solve draws from (solves use the user's --seed)
 
 
