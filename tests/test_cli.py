@@ -225,7 +225,8 @@ def test_a_resume_refuses_another_seed_or_batch(tmp_path, capsys):
     ckpt = tmp_path / "s.ckpt"
     game = "draw27(ranks=8,suits=2,hand=3,stacks=10)"
     assert main(["--game", game, "--sampling", "--iterations", "1", "--batch", "500", "--seed", "4", "--quiet",
-                 "--workers", "0", "--checkpoint", str(ckpt), "--out", str(tmp_path / "a.msgpack")]) == 0
+                 "--bracket-samples", "200", "--workers", "0", "--checkpoint", str(ckpt),
+                 "--out", str(tmp_path / "a.msgpack")]) == 0
     for option, value in (("--seed", "5"), ("--batch", "600")):
         assert main(["--resume", str(ckpt), "--iterations", "2", option, value, "--quiet",
                      "--out", str(tmp_path / "b.msgpack")]) == 2

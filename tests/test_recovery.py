@@ -68,6 +68,7 @@ def test_the_command_line_says_how_many_recoveries_and_what_they_cost(ray_local,
     summary = tmp_path / "s.json"
     assert train.main(["--game", SMALL, "--sampling", "--batch", "600", "--seed", "5", "--shards", "4",
                        "--iterations", "6", "--workers", "2", "--quiet", "--checkpoint-every", "1", "--no-tables",
+                       "--bracket-samples", "200",
                        "--out", str(tmp_path / "s.msgpack"), "--summary-json", str(summary)]) == 0
     assert "recovered from lost workers 1 time(s)" in capsys.readouterr().out
     data = json.loads(summary.read_text())
