@@ -97,9 +97,9 @@ def build_parser() -> argparse.ArgumentParser:
     stop.add_argument("--target-exploitability", type=positive_number, metavar="E",
                       help="stop once the average strategy is at most E from a Nash equilibrium, in the game's "
                       "unit: BB per hand for draw27, chips per game for the others; sampled: once the upper end "
-                      "of the bracket's 95%% interval is at most E BB per hand at every stack (brackets of "
-                      "--bracket-samples deals per class every --eval-every iterations, kept to "
-                      f"{100 * EVAL_SHARE:g}%% of the run's time)")
+                      "of the bracket's 95%% interval is at most E BB per hand at every stack (brackets of a "
+                      "quarter of --bracket-samples deals per class every --eval-every iterations, kept to "
+                      f"{100 * EVAL_SHARE:g}%% of the run's time; one that meets E is checked on all of them)")
     stop.add_argument("--minutes", type=positive_number, metavar="M",
                       help="stop after M minutes of solving, at the end of an iteration (default for a sampled "
                       "solve without another rule: 10)")
@@ -131,8 +131,8 @@ def build_parser() -> argparse.ArgumentParser:
                          "(default: 0)")
     sampled.add_argument("--bracket-samples", type=_bracket_samples, metavar="N",
                          help="deals per hand class in each sample set of the exploitability bracket: more is "
-                         "narrower (its resolution shrinks as 1/sqrt(N)) and slower; with --target-exploitability "
-                         f"each evaluation is such a bracket (default: as many as fit in {BRACKET_DEALS:,} deals, "
+                         "narrower (its resolution shrinks as 1/sqrt(N)) and slower; the final bracket has N, "
+                         f"progress brackets N/4 (default: as many as fit in {BRACKET_DEALS:,} deals, "
                          f"at most {MAX_PER_CLASS:,}; 14 for 5 cards from 52)")
     dist = parser.add_argument_group("where it runs")
     dist.add_argument("--address", metavar="auto|HOST:PORT",
