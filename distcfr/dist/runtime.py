@@ -33,6 +33,29 @@ def _keep_signals_from_ray_core() -> None:
     os.environ.setdefault("RAY_DISABLE_FAILURE_SIGNAL_HANDLER", "1")
 
 
+AUTOSCALER_FAILURE = "The autoscaler failed"  # how Ray's report of its monitor's end begins
+
+
+def hide_autoscaler_failures() -> None:
+    """Drop the autoscaler's failure reports from what Ray's driver prints. A signal to the whole
+    process group ends Ray's autoscaler monitor (which distcfr does not use) with the rest, and the
+    raylet then reports its traceback to the driver, beside distcfr's one-line end; nothing else
+    Ray reports is held back."""
+    import ray._private.worker as ray_worker
+
+    shown = ray_worker.print_to_stdstream
+    if getattr(shown, "hides_autoscaler_failures", False):
+        return
+
+    def print_to_stdstream(data, ignore_prefix=False):
+        if not str((data.get("lines") or [""])[0]).startswith(AUTOSCALER_FAILURE):
+            shown(data, ignore_prefix)
+
+    print_to_stdstream.hides_autoscaler_failures = True
+    ray_worker.print_to_stdstream = print_to_stdstream  # looked up at each call by Ray's error listener
+
+
+
 def ray_running() -> bool:
     """Whether this process already runs or joined a Ray (without importing Ray)."""
     return "ray" in sys.modules and sys.modules["ray"].is_initialized()
@@ -62,6 +85,7 @@ def start_embedded(num_cpus: int) -> None:
                      configure_logging=False, logging_level=logging.ERROR)
     except Exception as err:  # Ray raises many types; the user needs one line
         raise ClusterError(f"could not start the embedded Ray: {_first_line(err)}") from None
+    hide_autoscaler_failures()
 
 
 def connect(address: str) -> None:
@@ -94,6 +118,7 @@ def connect(address: str) -> None:
     except Exception as err:
         raise ClusterError(f"no Ray cluster reachable at {shown}: {_first_line(err)}{_auth_hint(str(err))}") from None
     _joined = True
+    hide_autoscaler_failures()
     head_watch.start(_gcs_address())
 
 
