@@ -474,16 +474,16 @@ class _SampledRun(_Run):
         target, a quarter-sample bracket that would stop the run is checked on the final samples."""
         began = time.perf_counter()
         bracket = screen = solver.bracket(self.per_class)
-        screen_seconds = time.perf_counter() - began
+        screened = time.perf_counter()
         checks = self.target and self.per_class < self.final_per_class
         if checks and (screen.interval()[1].max() <= self.target or out_of_reach(screen, self.target)):
             bracket = solver.bracket(self.final_per_class)  # what the run stops on, and prints at its end
-        bracket = self.record(solver, bracket, began)
+        bracket = self.record(solver, bracket, began, screened if bracket is not screen else began)
         if len(self.history) == 1:
             check = f"; one that would stop the run is checked on {self.final_per_class:,}" if checks else ""
             self.progress.note(f"  bracket: {self.per_class:,} deals per hand class "
                                f"({4 * self.per_class * solver.kernel.n_classes:,} deals, {screen.extra_deals:,} "
-                               f"more refining close classes) in {screen_seconds:.3g} s; one at most every "
+                               f"more refining close classes) in {screened - began:.3g} s; one at most every "
                                f"{self.args.eval_every} iteration(s), kept to {EVAL_SHARE:.0%} of the run's time"
                                + check)
         if self.target and not self.warned and out_of_reach(bracket, self.target):
@@ -492,14 +492,15 @@ class _SampledRun(_Run):
                                + out_of_reach_text(self.target_summary(solver, bracket), self.game.unit))
         return float(bracket.interval()[1].max())
 
-    def record(self, solver, bracket, began: float):
-        """Keep ``bracket`` as the latest and its figures in the history; returns it."""
+    def record(self, solver, bracket, began: float, bracket_began: float | None = None):
+        """Keep ``bracket`` as the latest and its figures in the history; returns it. The evaluation
+        began at ``began``, the bracket itself at ``bracket_began`` (later where a screen came first)."""
         now = time.perf_counter()
         self.latest = (solver.iteration, bracket)
         self.history.append({"seconds": now - self.start, "iteration": solver.iteration,
                              "low": float(bracket.low.max()), "high": float(bracket.high.max()),
                              "upper": float(bracket.interval()[1].max()), "per_class": bracket.per_class,
-                             "eval_seconds": now - began})
+                             "eval_seconds": now - began, "bracket_seconds": now - (bracket_began or began)})
         return bracket
 
     def out_of_reach(self) -> bool:
@@ -538,7 +539,7 @@ class _SampledRun(_Run):
         samples (a target met or an iteration cap), else a new bracket (recorded when the run has a target,
         for its rate)."""
         if self.latest and self.latest[0] == solver.iteration and self.latest[1].per_class == self.final_per_class:
-            return self.latest[1], self.history[-1]["eval_seconds"]
+            return self.latest[1], self.history[-1]["bracket_seconds"]  # its own time, not its screen's
         solver.release_strategy()  # the run is over: its memory goes to the bracket and the average
         per_class = self.final_per_class
         self.say(f"  final exploitability bracket: {per_class:,} deals per hand class, "

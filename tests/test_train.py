@@ -81,6 +81,8 @@ def test_progress_lines_say_the_brackets_worst_stack_in_bb_and_mbb(tmp_path, cap
                      rf"one that would stop the run is checked on {MAX_PER_CLASS:,}\n", err)
     assert int(cost.group(1).replace(",", "")) % (REFINE * screen) == 0  # REFINE x the samples for each close class
     assert data["bracket"]["per_class"] == MAX_PER_CLASS
+    last = data["bracket_history"][-1]  # a screen, then the bracket kept: the summary gives the latter's time
+    assert data["bracket"]["seconds"] == last["bracket_seconds"] < last["eval_seconds"]
 
 
 def test_exact_results_say_bb_and_mbb_per_hand_and_chip_games_chips_per_game(tmp_path, capsys, monkeypatch):

@@ -55,7 +55,6 @@ def hide_autoscaler_failures() -> None:
     ray_worker.print_to_stdstream = print_to_stdstream  # looked up at each call by Ray's error listener
 
 
-
 def ray_running() -> bool:
     """Whether this process already runs or joined a Ray (without importing Ray)."""
     return "ray" in sys.modules and sys.modules["ray"].is_initialized()
