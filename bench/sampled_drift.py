@@ -43,7 +43,7 @@ def button_values(strategy, per_class: int, seed: int = 7) -> tuple[np.ndarray, 
     mean, var = 0.0, 0.0
     for first, stop in bracket_chunks(kernel, per_class):
         deals = kernel.sample_deals_of_classes(seed, 0, 0, first, stop, per_class)
-        m, v = class_moments(kernel.class_deal_values(strategy.tables, deals, 0, per_class), per_class)
+        m, v = class_moments(kernel.deal_values(strategy.tables, deals), per_class)
         w = weights[first:stop, None]
         mean, var = mean + (w * m).sum(0), var + (w**2 * v).sum(0)
     return np.asarray(mean), np.sqrt(var)

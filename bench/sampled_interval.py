@@ -91,8 +91,7 @@ def curse(spec: str, seeds: int, iterations: int, per_class: int = 1_000) -> Non
             profile = {**sigma, **{b.name: sigma[b.name].copy() for b in kernel.blocks if b.player == player}}
             deals = kernel.sample_deals_of_classes(10_000 + seed, 2 * player, player, 0, kernel.n_classes, per_class)
             best_response(kernel, profile, deals, player)
-            gain = (kernel.class_deal_values(profile, deals, player, per_class)
-                    - kernel.class_deal_values(sigma, deals, player, per_class))[:, 0]
+            gain = (kernel.deal_values(profile, deals) - kernel.deal_values(sigma, deals))[:, 0]
             high += (1 - 2 * player) * (weights * gain.reshape(-1, per_class).mean(1)).sum() / 2
             got = kernel.class_sums(profile, deals, player, np.ones(len(deals), dtype=np.int64))  # per deal
             for name in kernel.response_order[player]:

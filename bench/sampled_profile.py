@@ -19,7 +19,7 @@ PARTS = (("engine.sampled_draw27", "SampledDraw27", "sample_blocks_deals", "draw
          ("engine.sampled_draw27", "SampledDraw27", "class_sums", "class_sums (the next three and the rest)"),
          ("engine.sampled_draw27", "SampledDraw27", "_columns", "  classify hands"),
          ("engine.sampled_draw27", "SampledDraw27", "_showdown", "  showdown signs (deals x masks x masks)"),
-         ("engine.sampled_draw27", "SampledDraw27", "_class_values", "  every mask's values (products)"),
+         ("engine.sampled_draw27", "SampledDraw27", "_compiled_values", "  every mask's values (compiled loops)"),
          ("engine.class_blocks", "ClassBlockGroup", "update", "regret and sum updates"),
          ("engine.class_blocks", None, "regret_matching_rows", "regret matching"))
 

@@ -71,8 +71,46 @@ def fixed_point_bits(game: SampledDraw27, batch: int) -> int:
     return bits
 
 
+SHOWDOWN_CHUNK = 256  # deals whose showdown signs are computed together
+_WORK = np.float32
+
+
+def showdown_chunks(game: SampledDraw27, can1, can2, stub):
+    """(deal slice, showdown signs Wt (D, M, M), big blind masks in draw-count order) per chunk of deals."""
+    for s in range(0, can1.shape[1], SHOWDOWN_CHUNK):
+        cut = slice(s, s + SHOWDOWN_CHUNK)
+        yield slice(s, s + len(stub[0, cut])), game._showdown(can1[:, cut], can2[:, cut], stub[:, cut])
+
+
+def chunk_values(game: SampledDraw27, sigma, c1, c2, wt, button: bool) -> dict[str, np.ndarray]:
+    """Per-deal values of one chunk: p, q, v2 (D, B) and, for the big blind, q_bb_draw (D, B, M)
+    (its counterfactual values); with ``button`` also x (D, H+1, B, M), the button's draw values.
+    Products per draw-count group k of big blind masks, deal by deal (batched matmuls)."""
+    if len(c1) == 1:  # numpy's matmul of one matrix takes another path: a deal's values must not depend on
+        v = chunk_values(game, sigma, np.repeat(c1, 2), np.repeat(c2, 2), np.repeat(wt, 2, axis=0), button)
+        return {key: value[:1] for key, value in v.items()}  # how many deals share its chunk
+    stacks = game.stacks.astype(_WORK)[:, None]  # (B, 1)
+    order, back = game.order, np.argsort(game.order)
+    p = np.asarray(sigma["btn_push"][c1, :, 1], dtype=_WORK)  # (D, B)
+    q = np.asarray(sigma["bb_call"][c2, :, 1], dtype=_WORK)
+    d1 = np.asarray(sigma["btn_draw"][c1], dtype=_WORK)  # (D, H+1, B, M)
+    d2 = np.asarray(sigma["bb_draw"][c2][:, :, order], dtype=_WORK)  # (D, B, M) draw-count order
+    a = np.empty_like(d2)  # (D, B, M) button's expected showdown per unit stake given the big blind's mask
+    for k, (lo, hi) in enumerate(game.bounds):
+        a[:, :, lo:hi] = np.matmul(d1[:, k], wt[:, lo:hi].transpose(0, 2, 1))  # (D, B, M) @ (D, M, n_k)
+    v2 = (d2 * a).sum(-1) * stacks[:, 0]  # (D, B) button's value once called
+    out = {"p": p, "q": q, "v2": v2, "q_bb_draw": -(p * stacks[:, 0])[:, :, None] * a[:, :, back]}
+    if button:
+        w2 = d2 * (q[:, :, None] * stacks)  # (D, B, M) big blind's reach times the stake
+        x = np.empty_like(d1)
+        for k, (lo, hi) in enumerate(game.bounds):
+            x[:, k] = np.matmul(w2[:, :, lo:hi], wt[:, lo:hi])  # (D, B, n_k) @ (D, n_k, M)
+        out["x"] = x
+    return out
+
+
 def block_values(v, ones) -> dict[str, tuple]:
-    """Block name -> (per-deal action values, per-deal own reach (D, B)) from :meth:`_chunk_values`."""
+    """Block name -> (per-deal action values, per-deal own reach (D, B)) from :func:`chunk_values`."""
     p, q, v2 = v["p"], v["q"], v["v2"]
     out = {"bb_call": (np.stack([-p, -p * v2], axis=-1), ones), "bb_draw": (v["q_bb_draw"], q)}
     if "x" in v:
@@ -99,8 +137,8 @@ def cfr_values(game: SampledDraw27, sigma: dict[str, np.ndarray], deals: np.ndar
     sums = {b.name: (_Accumulator(classes[b.player], b.shape, bits, game.n_classes), b.player)
             for b in game.blocks if b.player in players}
     later: dict[str, list] = {}  # the other player's (smaller) per-deal values, summed once at the end
-    for cut, wt in game._chunks(can1, can2, stub):
-        v = game._chunk_values(sigma, c1[cut], c2[cut], wt, button=0 in players)
+    for cut, wt in showdown_chunks(game, can1, can2, stub):
+        v = chunk_values(game, sigma, c1[cut], c2[cut], wt, button=0 in players)
         for name, (q, reach) in block_values(v, np.ones_like(v["p"])).items():
             if name in sums and sums[name][1] == first:
                 sums[name][0].add(classes[first][cut], q, reach)

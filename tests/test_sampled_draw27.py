@@ -5,7 +5,7 @@ from operator import add
 
 import numpy as np
 import pytest
-from reference_sampled import cfr_values, fixed_point_bits, solve_sampled
+from reference_sampled import cfr_values, chunk_values, fixed_point_bits, showdown_chunks, solve_sampled
 
 from distcfr.cards import lowball27_rank, parse
 from distcfr.engine.sampled_draw27 import SampledDraw27, exact_masks, to_exact_strategy
@@ -351,3 +351,50 @@ def test_fixed_point_has_room_for_the_batch():
     assert fixed_point_bits(game, 100) == 40 and 30 <= fixed_point_bits(game, 537_836) < 40
     with pytest.raises(BadParameter):
         fixed_point_bits(game, 10**15)
+
+
+@pytest.mark.parametrize("dims", [(13, 4, 5), (8, 2, 3), (7, 4, 2), (13, 1, 1)])
+def test_deal_values_equal_the_per_deal_path(dims):
+    """The compiled per-deal payoffs (which skip the pairs of discards that weigh nothing) are the
+    numpy per-deal path's, at strategies with many discards exactly 0 and some folded hands."""
+    game = SampledDraw27(*dims, stacks=(1.5, 4.0, 12.0))
+    sigma = sparse_sigma(game, np.random.default_rng(7), 0.8)
+    for name in ("btn_push", "bb_call"):  # some hands fold at every stack
+        sigma[name][::5, :, 1], sigma[name][::5, :, 0] = 0.0, 1.0
+    deals = game.sample_deals(5, 0, 0, 2000)
+    c1, c2, can1, can2, stub = game._columns(deals)
+    want = []
+    for cut, wt in showdown_chunks(game, can1, can2, stub):
+        v = chunk_values(game, sigma, c1[cut], c2[cut], wt, button=False)
+        p, q, v2 = (v[key].astype(np.float64) for key in ("p", "q", "v2"))
+        want.append(-0.5 * (1 - p) + p * ((1 - q) + q * v2))
+    np.testing.assert_allclose(game.deal_values(sigma, deals), np.concatenate(want), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("dims", [(13, 4, 5), (8, 2, 3), (6, 2, 2)])
+def test_compiled_classification_is_the_canonical_one(dims):
+    game = SampledDraw27(*dims)
+    deals = game.sample_deals(3, 0, 0, 5000)
+    for u in (0, 1):
+        cols = deals[:, u * game.hand:(u + 1) * game.hand].T
+        ids, canonical = game._classify(cols)
+        want_ids, want_canonical = game.classes.classify_columns(cols)
+        assert np.array_equal(ids, want_ids) and np.array_equal(canonical, want_canonical)
+
+
+def test_deals_of_classes_are_uniform_on_the_full_deck():
+    """The compiled draw of the other hand and the stub (a partial shuffle driven by 64-bit words)
+    puts every remaining card equally often in every place."""
+    game = SampledDraw27(13, 4, 5)
+    n = 20000
+    deals = game.sample_class_deals(8, (1, 0, 0), 1, 777, np.array([n]))
+    hand = deals[0, 5:10]
+    assert (deals[:, 5:10] == hand).all()
+    ordered = np.sort(deals, axis=1)
+    assert (ordered[:, 1:] != ordered[:, :-1]).all()
+    rest = np.setdiff1d(game.classes.deck, hand)
+    for col in (0, 4, 10, 19):
+        counts = np.bincount(deals[:, col], minlength=52)[rest]
+        expected = n / len(rest)
+        chi2 = ((counts - expected) ** 2 / expected).sum()
+        assert counts.sum() == n and chi2 < len(rest) - 1 + Z * math.sqrt(2 * (len(rest) - 1))

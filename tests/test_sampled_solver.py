@@ -248,7 +248,7 @@ def test_a_sampled_stack_sweep_finds_the_one_card_break_even(tmp_path):
     # the seed write-up's one-card game: the exact break-even stack is 3.9403 BB (python -m distcfr.seeds)
     summary, out, png = tmp_path / "sweep.json", tmp_path / "sweep.msgpack", tmp_path / "sweep.png"
     assert main(["--game", "draw27(ranks=13,suits=1,hand=1,stacks=3:5:0.25)", "--sampling", "--iterations", "300",
-                 "--batch", "2000", "--bracket-samples", "2000", "--workers", "0", "--quiet", "--out", str(out),
+                 "--batch", "2000", "--bracket-samples", "8000", "--workers", "0", "--quiet", "--out", str(out),
                  "--summary-json", str(summary), "--plot", str(png)]) == 0
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     data = json.loads(summary.read_text())

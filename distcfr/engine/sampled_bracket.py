@@ -113,8 +113,7 @@ def bracket_chunk(game, sigma: dict, seed: int, per_class: int, player: int, fir
     best_response(game, profile, choose, player)
 
     def gain(deals, n):  # per class, the best response's gain over the profile on the same deals
-        return class_moments(game.class_deal_values(profile, deals, player, n)
-                              - game.class_deal_values(sigma, deals, player, n), n)
+        return class_moments(game.deal_values(profile, deals) - game.deal_values(sigma, deals), n)
 
     moments = [gain(choose, per_class)]
     extra = 0
@@ -131,8 +130,8 @@ def bracket_chunk(game, sigma: dict, seed: int, per_class: int, player: int, fir
             best_response(game, profile, both, player)  # the close classes' rows again
             moments[0][0][group], moments[0][1][group] = gain(both, n)
             extra += len(more)
-    own = game.class_deal_values(sigma, score, player, per_class)
-    moments.append(class_moments(game.class_deal_values(profile, score, player, per_class) - own, per_class))
+    own = game.deal_values(sigma, score)
+    moments.append(class_moments(game.deal_values(profile, score) - own, per_class))
     if player == 0:
         moments.append(class_moments(own, per_class))
     out = np.zeros((7, len(game.stacks)))

@@ -10,31 +10,34 @@ suit-isomorphic hands, the stack axis next to the action axis so one gather brin
   stack, mask], player 0; ``bb_call`` (C, B, 2) [fold, call] and ``bb_draw`` (C, B, M), player 1.
 
 Discard mask bit j discards position j of the hand's canonical card order. Deals come from counter-based
-streams (Philox keyed by the seed and the caller's key). Plain numpy, float32: ``class_sums`` evaluates a
-hand class's deals together (one batched matmul per draw-count group over the class's deals and the other
-player's masks), so a class's sums depend only on its own deals, whatever else shares the call, and a run
-is the same on any number of workers. ``deal_values`` and ``class_deal_values`` give payoffs per deal
-(simulated matches, the exploitability bracket); the same strategy in the exact game is ``to_exact``.
+streams (Philox keyed by the seed and the caller's key). The deal loops are compiled
+(:mod:`distcfr.engine.draw27_compiled`): ``class_sums`` sums a hand class's deals in order, so a class's
+sums depend only on its own deals, whatever else shares the call, and a run is the same on any number of
+workers; ``deal_values`` gives payoffs per deal (simulated matches, the exploitability bracket). The
+numpy per-deal path (``_showdown``, ``_chunk_values``) is the reference the tests hold them to. The same
+strategy in the exact game is ``to_exact``.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
+import threading
 
 import numpy as np
 
+from distcfr import cards
 from distcfr.cards import CARD_KEYS, rank_of_keys
+from distcfr.engine import draw27_compiled as compiled
 from distcfr.engine.layout import Layout
 from distcfr.engine.rules import sum_last
 from distcfr.errors import BadParameter
 from distcfr.games.draw27 import Draw27
-from distcfr.games.hand_classes import hand_classes
+from distcfr.games.hand_classes import combinations, hand_classes
 
 _WORK = np.float32  # sigma gathers and per-deal products; class sums are float64
-_CHUNK_FLOATS = 1 << 19  # per-deal temporaries of one chunk of deals: cache-sized
-_MAX_CHUNK = 512  # deals per chunk at most (for one stack)
 MAX_STACK = 1e6  # BB: values, products and sums of many deals stay far inside float32's range
-_SHOWDOWN_CHUNK = 512  # deals whose rank lookups and showdown signs are computed together
+_GATHER_BYTES = 1 << 24  # the other player's strategy rows a compiled class-sums call copies at most
 
 
 @dataclasses.dataclass(frozen=True)
@@ -76,11 +79,38 @@ class SampledDraw27:
         self.mask_size = np.array([bin(x).count("1") for x in range(m)])  # (M,) cards drawn per mask
         self.keep = ((np.arange(m)[None, :] >> np.arange(h)[:, None]) & 1 == 0).astype(np.int32)  # (H, M)
         self.order = np.argsort(self.mask_size, kind="stable")  # (M,) masks by draw count: groups k = 0..H
-        self.rank = np.argsort(self.order)  # (M,) place of each mask in that order
         ends = np.cumsum(np.bincount(self.mask_size))
         self.bounds = list(zip(ends - np.bincount(self.mask_size), ends))  # [lo, hi) of each group k
-        self.chunk = int(np.clip(_CHUNK_FLOATS // ((h + 1) * b * m), 16, _MAX_CHUNK))
-        self._class_chunk = int(np.clip(4 * _CHUNK_FLOATS // ((h + 1) * b * m + m * m), 16, 4 * _MAX_CHUNK))
+        self.low_bit = np.array([(x & -x).bit_length() - 1 for x in range(m)])  # (M,) lowest discarded position
+        self._hand_index: tuple | None = None
+
+    def hand_index(self) -> tuple:
+        """(deck_place (52,), choose (N+1, H+1), hand_class (C(N, H),), hand_order (C(N, H), H)): what
+        the compiled loops name a hand's class with. A hand's colex index over deck places,
+        sum_j choose[place_j, j + 1] (places ascending), gives its class and its canonical card
+        order as places in the ascending hand. Built on first use (about a second for 5 cards of 52)."""
+        if self._hand_index is None:
+            deck, h = self.classes.deck, self.hand
+            n = len(deck)
+            place = np.full(52, -1, np.int64)
+            place[deck] = np.arange(n)
+            choose = np.array([[math.comb(i, j) for j in range(h + 1)] for i in range(n + 1)], np.int64)
+            combos = combinations(n, h)  # (C(N, H), H) ascending places
+            ids, canonical = self.classes.classify_columns(deck[combos].T)
+            ascending = deck[combos].T  # (H, n)
+            order = (canonical[:, None, :] > ascending[None, :, :]).sum(1).T  # (n, H) place in the ascending hand
+            colex = sum(choose[combos[:, j], j + 1] for j in range(h))
+            hand_class = np.empty(len(combos), np.int64)
+            hand_order = np.empty((len(combos), h), np.int64)
+            hand_class[colex], hand_order[colex] = ids, order
+            self._hand_index = place, choose, hand_class, hand_order.astype(np.int8)
+        return self._hand_index
+
+    def _classify(self, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """((D,) class ids, (H, D) canonical orders) of hands given column-wise (H, D), compiled."""
+        place, choose, hand_class, hand_order = self.hand_index()
+        return compiled.classify(np.ascontiguousarray(np.asarray(cols, dtype=np.int32).T), place, choose,
+                                 hand_class, hand_order)
 
     # per player, the blocks a best response sets, in order: the draws first (from summed counterfactual
     # values), then push or call given the chosen draws
@@ -140,22 +170,15 @@ class SampledDraw27:
         hands = np.repeat(self.classes.representative(np.arange(first, first + len(every))), every, axis=0)
         if not len(hands):
             return np.empty((0, 4 * h), dtype=np.int32)
-        size = len(deck) - h
-        offsets = [_shuffle_offsets(np.random.Generator(np.random.Philox(key=seed, counter=[0, *key])),
-                                    int(c.sum()), size, 3 * h) for key, c in zip(keys, counts) if c.sum()]
-        offsets = np.concatenate(offsets, axis=1) if len(offsets) > 1 else offsets[0]
-        rest = np.ones((len(hands), len(deck)), dtype=bool)
-        rest[np.arange(len(hands))[:, None], np.searchsorted(deck, hands)] = False
-        perm = np.nonzero(rest)[1].reshape(len(hands), -1).astype(np.int32)  # (n, N - H) deck places left
-        others = deck[_shuffled_top(perm, offsets)]  # (n, 3H): the other hand, then the stub
-        cols = [hands, others[:, :h]] if player == 0 else [others[:, :h], hands]
-        return np.concatenate([*cols, others[:, h:]], axis=1).astype(np.int32)
+        words = [_stream_words(seed, key, int(c.sum()) * 3 * h) for key, c in zip(keys, counts) if c.sum()]
+        words = (np.concatenate(words) if len(words) > 1 else words[0]).reshape(len(hands), 3 * h)
+        return compiled.draw_deals(hands.astype(np.int32), player, words, self.hand_index()[0], deck.astype(np.int32))
 
     def other_classes(self, deals: np.ndarray, player: int) -> tuple[np.ndarray, np.ndarray]:
         """((D,) classes, (H, D) canonical orders) of the hands of the player other than ``player``
         (what :meth:`class_sums` takes as ``other``)."""
         h, u = self.hand, 1 - player
-        return self.classes.classify_columns(np.ascontiguousarray(np.asarray(deals)[:, u * h:(u + 1) * h].T))
+        return self._classify(np.asarray(deals)[:, u * h:(u + 1) * h].T)
 
     def _columns(self, deals: np.ndarray, known: tuple[int, np.ndarray] | None = None,
                  other: tuple | None = None):
@@ -166,11 +189,11 @@ class SampledDraw27:
         cols = np.ascontiguousarray(np.asarray(deals, dtype=np.int32).T)  # (4H, D)
         h = self.hand
         hands = [cols[:h], cols[h:2 * h]]
-        found = [self.classes.classify_columns(hands[u]) for u in (0, 1)] if known is None else [None, None]
+        found = [self._classify(hands[u]) for u in (0, 1)] if known is None else [None, None]
         if known is not None:
             mine = known[0]
             found[mine] = known[1], hands[mine]
-            found[1 - mine] = other if other is not None else self.classes.classify_columns(hands[1 - mine])
+            found[1 - mine] = other if other is not None else self._classify(hands[1 - mine])
         (c1, can1), (c2, can2) = found
         return c1, c2, can1, can2, cols[2 * h:]
 
@@ -200,34 +223,6 @@ class SampledDraw27:
         return w
 
     # ---- values -----------------------------------------------------------------------------------
-    def _chunk_values(self, sigma, c1, c2, wt, button: bool) -> dict[str, np.ndarray]:
-        """Per-deal values of one chunk: p, q, v2 (D, B) and, for the big blind, q_bb_draw (D, B, M)
-        (its counterfactual values); with ``button`` also x (D, H+1, B, M), the button's draw values.
-        Products are per draw-count group k of big blind masks: batched matmuls over the deals."""
-        if len(c1) == 1:  # numpy's matmul of one matrix takes another path: a deal's values must not depend on
-            v = self._chunk_values(sigma, np.repeat(c1, 2), np.repeat(c2, 2), np.repeat(wt, 2, axis=0), button)
-            return {key: value[:1] for key, value in v.items()}  # how many deals share its chunk
-        stacks = self.stacks.astype(_WORK)[:, None]  # (B, 1)
-        p = sigma["btn_push"][c1, :, 1].astype(_WORK)  # (D, B)
-        q = sigma["bb_call"][c2, :, 1].astype(_WORK)
-        d1 = sigma["btn_draw"][c1].astype(_WORK, copy=False)  # (D, H+1, B, M)
-        d2 = sigma["bb_draw"][c2][:, :, self.order].astype(_WORK, copy=False)  # (D, B, M) draw-count order
-        a = np.empty_like(d2)  # (D, B, M) button's expected showdown per unit stake given the big blind's mask
-        for k, (lo, hi) in enumerate(self.bounds):
-            np.matmul(d1[:, k], wt[:, lo:hi].transpose(0, 2, 1), out=a[:, :, lo:hi])  # (D, B, M) @ (D, M, n_k)
-        v2 = sum_last(d2 * a) * stacks[:, 0]  # (D, B) button's value once called
-        out = {"p": p, "q": q, "v2": v2, "q_bb_draw": -(p * stacks[:, 0])[:, :, None] * a[:, :, self.rank]}
-        if button:
-            w2 = d2 * (q[:, :, None] * stacks)  # (D, B, M) big blind's reach times the stake
-            x = np.empty_like(d1)
-            for k, (lo, hi) in enumerate(self.bounds):
-                if hi - lo == 1:  # stand pat or draw all: an outer product, faster without a BLAS call per deal
-                    np.multiply(w2[:, :, lo, None], wt[:, lo, None, :], out=x[:, k])
-                else:
-                    np.matmul(w2[:, :, lo:hi], wt[:, lo:hi], out=x[:, k])  # (D, B, n_k) @ (D, n_k, M)
-            out["x"] = x
-        return out
-
     def class_sums(self, sigma: dict, deals: np.ndarray, player: int, counts: np.ndarray,
                    first: int | None = None, other: tuple | None = None) -> dict[str, ClassTotals]:
         """Batch sums of ``player``'s counterfactual action values and own reach per hand class, for
@@ -253,116 +248,79 @@ class SampledDraw27:
         out = {b.name: ClassTotals(rows, np.empty((len(rows), *b.shape), _WORK),
                                    np.empty((len(rows), b.shape[-2]), _WORK))
                for b in self.blocks if b.player == player}
-        for n in np.unique(counts[present]):  # classes with as many deals batch together
-            same = np.flatnonzero(counts[present] == n)
-            step = max(1, self._class_chunk // int(n))
-            for lo in range(0, len(same), step):
-                at = same[lo:lo + step]  # indices into rows
-                picks = (starts[at][:, None] + np.arange(n)).reshape(-1)  # their deals
-                wt = self._showdown(can1[:, picks], can2[:, picks], stub[:, picks])  # (G n, M, M)
-                part = self._class_values(sigma, rows[at], (c2, c1)[player][picks], wt, int(n), player)
-                for name, (q, reach) in part.items():
-                    out[name].q[at], out[name].reach[at] = q, reach
+        theirs = (c2, c1)[player]
+        row_bytes = sum(4 * int(np.prod(b.shape)) for b in self.blocks if b.player != player)
+        step = max(1, _GATHER_BYTES // row_bytes)  # deals per call: the rows they face are copied
+        lo = 0
+        while lo < len(rows):
+            hi = lo + max(1, int(np.searchsorted(starts, starts[lo] + step, side="right")) - 1 - lo)
+            hi = min(hi, len(rows))
+            cut = slice(int(starts[lo]), int(starts[hi]))
+            for name, (q, reach) in self._compiled_values(sigma, rows[lo:hi], theirs[cut], can1[:, cut],
+                                                          can2[:, cut], stub[:, cut], starts[lo:hi + 1] - starts[lo],
+                                                          player).items():
+                out[name].q[lo:hi], out[name].reach[lo:hi] = q, reach
+            lo = hi
         return out
 
-    def _class_values(self, sigma, mine, theirs, wt, n: int, player: int) -> dict[str, tuple]:
-        """{block: (q (G, *shape), reach (G, B))} of G classes ``mine`` of ``player`` with n deals each
-        (``theirs``: the other player's class per deal, wt: the deals' showdown signs)."""
-        if len(mine) == 1:  # numpy's matmul of one matrix takes another path: pad, so a class's sums never
-            pad = self._class_values(sigma, np.repeat(mine, 2), np.tile(theirs, 2), np.tile(wt, (2, 1, 1)), n, player)
-            return {name: (q[:1], r[:1]) for name, (q, r) in pad.items()}  # depend on how many share its call
-        g, b, m = len(mine), len(self.stacks), self.n_masks
+    def _compiled_values(self, sigma, mine, theirs, can1, can2, stub, starts, player: int) -> dict[str, tuple]:
+        """{block: (q (G, *shape), reach (G, B))} of G classes ``mine`` of ``player``, class g's deals
+        [starts[g], starts[g + 1]) (``theirs``: the other player's class per deal), by the compiled
+        loops (:mod:`distcfr.engine.draw27_compiled`)."""
+        faced, at = np.unique(theirs, return_inverse=True)
+        n = np.diff(starts).astype(_WORK)[:, None]  # (G, 1) deals per class
         stacks = self.stacks.astype(_WORK)
-        wt = wt.reshape(g, n, m, m)  # [class, deal, big blind mask (draw-count order), button mask]
+        keys, (table, flush) = CARD_KEYS.astype(np.int64), cards._get_tables()
+        common = (stacks, keys, table, flush, self.mask_size, self.low_bit)
         if player == 0:
             p = sigma["btn_push"][mine, :, 1].astype(_WORK)  # (G, B)
             d1 = sigma["btn_draw"][mine].astype(_WORK, copy=False)  # (G, H+1, B, M)
-            q = sigma["bb_call"][theirs, :, 1].astype(_WORK).reshape(g, n, b)
-            d2 = sigma["bb_draw"][theirs][:, :, self.order].astype(_WORK, copy=False).reshape(g, n, b, m)
-            w2 = d2 * (q * stacks)[..., None]  # (G, n, B, M)
-            x = np.empty((g, self.hand + 1, b, m), _WORK)
-            for k, (lo, hi) in enumerate(self.bounds):
-                left = w2[..., lo:hi].transpose(0, 2, 1, 3).reshape(g, b, n * (hi - lo))
-                np.matmul(left, wt[:, :, lo:hi].reshape(g, n * (hi - lo), m), out=x[:, k])
-            push = sum_last(sum_last((d1 * x).transpose(0, 2, 1, 3))) + sum_last((1 - q).transpose(0, 2, 1))
-            ones = np.full((g, b), n, _WORK)
-            return {"btn_push": (np.stack([np.full((g, b), -0.5 * n, _WORK), push], axis=-1), ones),
+            call = np.ascontiguousarray(sigma["bb_call"][faced, :, 1], dtype=_WORK)  # (U, B)
+            draw = np.ascontiguousarray(sigma["bb_draw"][faced], dtype=_WORK)  # (U, B, M)
+            x, stay = compiled.button_sums(starts, can1, can2, stub, at, call, draw, *common)
+            push = sum_last(sum_last((d1 * x).transpose(0, 2, 1, 3))) + stay
+            return {"btn_push": (np.stack([-0.5 * np.broadcast_to(n, push.shape), push], axis=-1),
+                                 np.broadcast_to(n, push.shape).copy()),
                     "btn_draw": (x, n * p)}
-        p = sigma["btn_push"][theirs, :, 1].astype(_WORK).reshape(g, n, b)
-        d1 = sigma["btn_draw"][theirs].astype(_WORK, copy=False).reshape(g, n, self.hand + 1, b, m)
         q = sigma["bb_call"][mine, :, 1].astype(_WORK)  # (G, B)
-        d2 = sigma["bb_draw"][mine][:, :, self.order].astype(_WORK, copy=False)  # (G, B, M) draw-count order
-        stake = -(p * stacks)  # (G, n, B)
-        values = np.empty((g, b, m), _WORK)  # draw-count order
-        for k, (lo, hi) in enumerate(self.bounds):
-            left = (d1[:, :, k] * stake[..., None]).transpose(0, 2, 1, 3).reshape(g, b, n * m)
-            right = wt[:, :, lo:hi].transpose(0, 1, 3, 2).reshape(g, n * m, hi - lo)
-            np.matmul(left, right, out=values[:, :, lo:hi])
+        d2 = sigma["bb_draw"][mine].astype(_WORK, copy=False)  # (G, B, M)
+        push = np.ascontiguousarray(sigma["btn_push"][faced, :, 1], dtype=_WORK)  # (U, B)
+        draw = np.ascontiguousarray(sigma["btn_draw"][faced], dtype=_WORK)  # (U, H+1, B, M)
+        values, fold = compiled.big_blind_sums(starts, can1, can2, stub, at, push, draw, *common)
         call = sum_last(d2 * values)
-        fold = -sum_last(p.transpose(0, 2, 1))
-        return {"bb_call": (np.stack([fold, call], axis=-1), np.full((g, b), n, _WORK)),
-                "bb_draw": (values[:, :, self.rank], n * q)}
-
-    def class_deal_values(self, sigma: dict, deals: np.ndarray, player: int, per_class: int) -> np.ndarray:
-        """(D, B) float64 button payoff of each deal under ``sigma`` (draws in expectation), like
-        :meth:`deal_values`, for deals grouped by ``player``'s class, ``per_class`` each (a class's
-        deals share one product per draw-count group, as in :meth:`class_sums`)."""
-        c1, c2, can1, can2, stub = self._columns(deals)
-        out = np.empty((len(c1), len(self.stacks)))
-        step = max(2, self._class_chunk // per_class) * per_class
-        for lo in range(0, len(c1), step):
-            cut = slice(lo, lo + step)
-            wt = self._showdown(can1[:, cut], can2[:, cut], stub[:, cut])
-            out[cut] = self._grouped_deal_values(sigma, c1[cut], c2[cut], wt, per_class, player)
-        return out
-
-    def _grouped_deal_values(self, sigma, c1, c2, wt, n: int, player: int) -> np.ndarray:
-        g, b, m = len(c1) // n, len(self.stacks), self.n_masks
-        if g == 1:  # (as in _class_values: a class's numbers must not depend on its neighbours)
-            return self._grouped_deal_values(sigma, np.tile(c1, 2), np.tile(c2, 2), np.tile(wt, (2, 1, 1)), n,
-                                             player)[:n]
-        stacks = self.stacks.astype(_WORK)
-        wt = wt.reshape(g, n, m, m)
-        p = sigma["btn_push"][c1, :, 1].astype(_WORK).reshape(g, n, b)
-        q = sigma["bb_call"][c2, :, 1].astype(_WORK).reshape(g, n, b)
-        if player == 0:  # the button's draws are the class's: a_k = d1_k Wt_k for all its deals at once
-            d1 = sigma["btn_draw"][c1[::n]].astype(_WORK, copy=False)  # (G, H+1, B, M)
-            d2 = sigma["bb_draw"][c2][:, :, self.order].astype(_WORK, copy=False).reshape(g, n, b, m)
-            a = np.empty((g, b, n, m), _WORK)
-            for k, (lo, hi) in enumerate(self.bounds):
-                right = wt[:, :, lo:hi].transpose(0, 3, 1, 2).reshape(g, m, n * (hi - lo))
-                a[..., lo:hi] = np.matmul(d1[:, k], right).reshape(g, b, n, hi - lo)
-            v2 = sum_last(d2 * a.transpose(0, 2, 1, 3))  # (G, n, B)
-        else:  # the big blind's draws are the class's: y_k = d2_k Wt_k, then v2 = sum over k of d1_k . y_k
-            d1 = sigma["btn_draw"][c1].astype(_WORK, copy=False).reshape(g, n, self.hand + 1, b, m)
-            d2 = sigma["bb_draw"][c2[::n]][:, :, self.order].astype(_WORK, copy=False)  # (G, B, M)
-            v2 = np.zeros((g, n, b), _WORK)
-            for k, (lo, hi) in enumerate(self.bounds):
-                right = wt[:, :, lo:hi].transpose(0, 2, 1, 3).reshape(g, hi - lo, n * m)
-                y = np.matmul(d2[:, :, lo:hi], right).reshape(g, b, n, m).transpose(0, 2, 1, 3)  # (G, n, B, M)
-                v2 += sum_last(d1[:, :, k] * y)
-        v2 = (v2 * stacks).astype(np.float64).reshape(g * n, b)
-        p, q = p.astype(np.float64).reshape(g * n, b), q.astype(np.float64).reshape(g * n, b)
-        return -0.5 * (1 - p) + p * ((1 - q) + q * v2)
-
-    def _chunks(self, can1, can2, stub):
-        """(deal slice, showdown signs Wt of those deals) per chunk: signs computed ``_SHOWDOWN_CHUNK`` deals at
-        a time, products ``self.chunk`` at a time (their temporaries grow with the stacks)."""
-        for s in range(0, can1.shape[1], _SHOWDOWN_CHUNK):
-            big = slice(s, s + _SHOWDOWN_CHUNK)
-            wt = self._showdown(can1[:, big], can2[:, big], stub[:, big])
-            for t in range(0, len(wt), self.chunk):
-                yield slice(s + t, s + min(len(wt), t + self.chunk)), wt[t:t + self.chunk]
+        return {"bb_call": (np.stack([fold, call], axis=-1), np.broadcast_to(n, call.shape).copy()),
+                "bb_draw": (values, n * q)}
 
     def deal_values(self, sigma: dict[str, np.ndarray], deals: np.ndarray) -> np.ndarray:
         """(D, B) float64 button payoff of each deal when both players follow ``sigma`` (draws in expectation)."""
         c1, c2, can1, can2, stub = self._columns(deals)
         out = np.empty((len(c1), len(self.stacks)))
-        for cut, wt in self._chunks(can1, can2, stub):
-            v = self._chunk_values(sigma, c1[cut], c2[cut], wt, button=False)
-            p, q, v2 = (v[key].astype(np.float64) for key in ("p", "q", "v2"))
-            out[cut] = -0.5 * (1 - p) + p * ((1 - q) + q * v2)
+        row_bytes = sum(4 * int(np.prod(b.shape)) for b in self.blocks)
+        step = max(1, _GATHER_BYTES // row_bytes)  # deals per call: the rows they play are copied
+        keys, (table, flush) = CARD_KEYS.astype(np.int64), cards._get_tables()
+        for lo in range(0, len(c1), step):
+            cut = slice(lo, lo + step)
+            (btn, at1), (bb, at2) = (np.unique(c, return_inverse=True) for c in (c1[cut], c2[cut]))
+            rows = [np.ascontiguousarray(sigma[name][ids], dtype=_WORK) for name, ids in
+                    (("btn_push", btn), ("btn_draw", btn), ("bb_call", bb), ("bb_draw", bb))]
+            out[cut] = compiled.deal_values(at1, at2, can1[:, cut], can2[:, cut], stub[:, cut], rows[0][..., 1],
+                                            rows[1], rows[2][..., 1], rows[3], self.stacks, keys, table, flush,
+                                            self.mask_size, self.low_bit)
         return out
+
+
+_STREAMS = threading.local()  # one Philox per thread, its state set per stream: cheaper than a new one
+
+
+def _stream_words(seed: int, key: tuple, n: int) -> np.ndarray:
+    """(n,) uint64: the first n words of the Philox stream keyed by (seed, 0, *key)."""
+    bits = getattr(_STREAMS, "philox", None)
+    if bits is None:
+        bits = _STREAMS.philox = np.random.Philox(key=0)
+    bits.state = {"bit_generator": "Philox", "state": {"counter": np.array([0, *key], np.uint64),
+                                                       "key": np.array([seed & (2**64 - 1), seed >> 64], np.uint64)},
+                  "buffer": np.zeros(4, np.uint64), "buffer_pos": 4, "has_uint32": 0, "uinteger": 0}
+    return bits.random_raw(n)
 
 
 def _shuffle_top(perm: np.ndarray, picks: int, rng: np.random.Generator) -> np.ndarray:

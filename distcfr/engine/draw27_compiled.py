@@ -1,0 +1,294 @@
+"""Compiled (numba) deal loops of the sampled draw27 kernel: drawing deals, naming the other hand's
+class, and a hand class's counterfactual sums, one deal at a time.
+
+numpy's batched products compute every discard pair of every deal, including the many that weigh
+nothing: the other player folds the hand at every stack, or never draws that way (regret matching
+leaves most discards at exactly 0). These loops skip those exactly (a product by 0 adds nothing),
+look final hands' ranks up only where a pair weighs something, and keep no per-deal temporaries.
+Each class's deals are summed in order, in float64, so a class's sums depend only on its own
+deals: bitwise the same whatever else shares the call, on any number of workers.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+_JIT = {"cache": True, "nogil": True}
+_RANK_MASK = (1 << 20) - 1  # the rank field of a card key (distcfr.cards)
+_FALLBACK = np.uint64(0x9E3779B97F4A7C15)
+
+
+@numba.njit(**_JIT)
+def _below(word, bound):
+    """A uniform integer in [0, bound) from a uniform 64-bit word (Lemire's multiply-and-reject:
+    exactly uniform; a word that would be rejected, with probability below bound / 2**64, is
+    replaced by a mix of itself)."""
+    s = np.uint64(bound)
+    while True:
+        lo32, hi32 = word & np.uint64(0xFFFFFFFF), word >> np.uint64(32)
+        low = word * s  # the product's low 64 bits (wraps)
+        high = (hi32 * s + ((lo32 * s) >> np.uint64(32))) >> np.uint64(32)
+        if low >= s or low >= (np.uint64(0) - s) % s:
+            return np.int64(high)
+        word = (word ^ (word >> np.uint64(31))) * _FALLBACK  # rejected (never seen in practice)
+
+
+@numba.njit(**_JIT)
+def draw_deals(own, player, words, deck_place, deck):
+    """(n, 4H) deals: player ``player`` holds ``own`` (n, H) deck cards; the other hand, then the
+    stub's 2H cards, are the first 3H places of a partial Fisher-Yates shuffle of the rest of the
+    deck driven by ``words`` (n, 3H) uint64. ``deck_place``: card id -> place in ``deck``."""
+    n, h = own.shape
+    size, picks = len(deck), 3 * h
+    out = np.empty((n, 4 * h), np.int32)
+    mine, theirs = player * h, (1 - player) * h
+    rest = np.empty(size, np.int32)
+    taken = np.zeros(size, np.bool_)
+    for d in range(n):
+        for j in range(h):
+            taken[deck_place[own[d, j]]] = True
+            out[d, mine + j] = own[d, j]
+        r = 0
+        for i in range(size):
+            if taken[i]:
+                taken[i] = False
+            else:
+                rest[r] = deck[i]
+                r += 1
+        for i in range(picks):
+            j = i + _below(words[d, i], r - i)
+            card = rest[j]
+            rest[j] = rest[i]
+            rest[i] = card
+            out[d, theirs + i if i < h else h + i] = card
+    return out
+
+
+@numba.njit(**_JIT)
+def classify(cards, deck_place, choose, hand_class, hand_order):
+    """((n,) class ids, (H, n) canonical card order) of hands ``cards`` (n, H) of deck cards in any
+    order: the hand's colex index over deck places (``choose``: binomials) looks both up."""
+    n, h = cards.shape
+    ids = np.empty(n, np.int64)
+    canonical = np.empty((h, n), np.int32)
+    sorted_cards = np.empty(h, np.int32)
+    for d in range(n):
+        for j in range(h):  # insertion sort by deck place (ascending card id)
+            c = cards[d, j]
+            i = j
+            while i > 0 and deck_place[sorted_cards[i - 1]] > deck_place[c]:
+                sorted_cards[i] = sorted_cards[i - 1]
+                i -= 1
+            sorted_cards[i] = c
+        index = 0
+        for j in range(h):
+            index += choose[deck_place[sorted_cards[j]], j + 1]
+        ids[d] = hand_class[index]
+        for j in range(h):
+            canonical[j, d] = sorted_cards[hand_order[index, j]]
+    return ids, canonical
+
+
+@numba.njit(inline="always")
+def _rank(key, table, flush_offset):
+    return table[(key & _RANK_MASK) + flush_offset[key >> 20]]
+
+
+@numba.njit(inline="always")
+def _kept_keys(cards, d, card_keys, low_bit, out):
+    """out[m] = the key of the cards mask m keeps of hand ``cards[:, d]`` (canonical order)."""
+    h = cards.shape[0]
+    total = 0
+    for j in range(h):
+        total += card_keys[cards[j, d]]
+    out[0] = total
+    for m in range(1, len(out)):
+        out[m] = out[m & (m - 1)] - card_keys[cards[low_bit[m], d]]
+
+
+@numba.njit(**_JIT)
+def live_masks(draw):
+    """((U, R, M) the masks some stack plays, in order, (U, R) how many) of draw rows (U, R, B, M):
+    the discards that weigh something, listed once per row rather than found again per deal."""
+    u_count, r_count, b_count, m_count = draw.shape
+    live = np.zeros((u_count, r_count, m_count), np.int64)
+    n_live = np.zeros((u_count, r_count), np.int64)
+    for u in range(u_count):
+        for r in range(r_count):
+            for m in range(m_count):
+                for b in range(b_count):
+                    if draw[u, r, b, m] != 0:
+                        live[u, r, n_live[u, r]] = m
+                        n_live[u, r] += 1
+                        break
+    return live, n_live
+
+
+@numba.njit(**_JIT)
+def button_sums(starts, can1, can2, stub, theirs, call, bb_draw, stacks, card_keys, table, flush_offset,
+                size, low_bit):
+    """The button's sums per class: (x (G, H+1, B, M) draw values, fold (G, B) = sum over deals
+    of 1 - the big blind's call) for classes whose deals are [starts[g], starts[g + 1]); deal d
+    faces big blind row theirs[d] of ``call`` (U, B) and ``bb_draw`` (U, B, M)."""
+    g_count, h, b_count, m_count = len(starts) - 1, can1.shape[0], len(stacks), len(size)
+    x_out = np.zeros((g_count, h + 1, b_count, m_count), np.float32)
+    fold_out = np.zeros((g_count, b_count), np.float32)
+    live, n_live = live_masks(bb_draw.reshape(bb_draw.shape[0], 1, b_count, m_count))
+    x = np.zeros((h + 1, m_count, b_count))
+    fold = np.zeros(b_count)
+    keys1 = np.empty(m_count, np.int64)
+    keys2 = np.empty(m_count, np.int64)
+    prefix = np.zeros(2 * h + 1, np.int64)
+    rank1 = np.empty((h + 1, m_count), np.int64)
+    done = np.zeros(h + 1, np.bool_)
+    w2 = np.empty(b_count)
+    for g in range(g_count):
+        x[:] = 0.0
+        fold[:] = 0.0
+        for d in range(starts[g], starts[g + 1]):
+            o = theirs[d]
+            called = False
+            for b in range(b_count):
+                fold[b] += 1.0 - call[o, b]
+                called |= call[o, b] > 0
+            if not called:
+                continue
+            _kept_keys(can1, d, card_keys, low_bit, keys1)
+            _kept_keys(can2, d, card_keys, low_bit, keys2)
+            for i in range(2 * h):
+                prefix[i + 1] = prefix[i] + card_keys[stub[i, d]]
+            done[:] = False
+            for i in range(n_live[o, 0]):
+                m2 = live[o, 0, i]
+                for b in range(b_count):
+                    w2[b] = call[o, b] * bb_draw[o, b, m2] * stacks[b]
+                k = size[m2]
+                if not done[k]:
+                    for m1 in range(m_count):
+                        rank1[k, m1] = _rank(keys1[m1] + prefix[k + size[m1]] - prefix[k], table, flush_offset)
+                    done[k] = True
+                r2 = _rank(keys2[m2] + prefix[k], table, flush_offset)
+                for m1 in range(m_count):  # branch-free: the sign of a pair is a coin toss to the CPU
+                    sign = float(np.sign(r2 - rank1[k, m1]))
+                    for b in range(b_count):
+                        x[k, m1, b] += sign * w2[b]
+        for k in range(h + 1):
+            for m1 in range(m_count):
+                for b in range(b_count):
+                    x_out[g, k, b, m1] = x[k, m1, b]
+        for b in range(b_count):
+            fold_out[g, b] = fold[b]
+    return x_out, fold_out
+
+
+@numba.njit(**_JIT)
+def big_blind_sums(starts, can1, can2, stub, theirs, push, btn_draw, stacks, card_keys, table, flush_offset,
+                   size, low_bit):
+    """The big blind's sums per class: (values (G, B, M) draw values, fold (G, B) = minus the sum
+    over deals of the button's push) for classes whose deals are [starts[g], starts[g + 1]); deal
+    d faces button row theirs[d] of ``push`` (U, B) and ``btn_draw`` (U, H+1, B, M)."""
+    g_count, h, b_count, m_count = len(starts) - 1, can1.shape[0], len(stacks), len(size)
+    v_out = np.zeros((g_count, b_count, m_count), np.float32)
+    fold_out = np.zeros((g_count, b_count), np.float32)
+    values = np.zeros((m_count, b_count))
+    fold = np.zeros(b_count)
+    keys1 = np.empty(m_count, np.int64)
+    keys2 = np.empty(m_count, np.int64)
+    prefix = np.zeros(2 * h + 1, np.int64)
+    stake = np.empty(b_count)
+    coef = np.empty((m_count, b_count))
+    rank1 = np.empty(m_count, np.int64)
+    live, n_live = live_masks(btn_draw)
+    by_size = np.argsort(size, kind="mergesort")  # masks by draw count: group k is by_size[first[k]:first[k + 1]]
+    first = np.zeros(h + 2, np.int64)
+    for m in range(m_count):
+        first[size[m] + 1] += 1
+    for k in range(h + 1):
+        first[k + 1] += first[k]
+    for g in range(g_count):
+        values[:] = 0.0
+        fold[:] = 0.0
+        for d in range(starts[g], starts[g + 1]):
+            o = theirs[d]
+            pushed = False
+            for b in range(b_count):
+                fold[b] -= push[o, b]
+                stake[b] = -push[o, b] * stacks[b]
+                pushed |= push[o, b] > 0
+            if not pushed:
+                continue
+            _kept_keys(can1, d, card_keys, low_bit, keys1)
+            _kept_keys(can2, d, card_keys, low_bit, keys2)
+            for i in range(2 * h):
+                prefix[i + 1] = prefix[i] + card_keys[stub[i, d]]
+            for k in range(h + 1):
+                n = n_live[o, k]
+                for i in range(n):
+                    m1 = live[o, k, i]
+                    for b in range(b_count):
+                        coef[i, b] = stake[b] * btn_draw[o, k, b, m1]
+                    rank1[i] = _rank(keys1[m1] + prefix[k + size[m1]] - prefix[k], table, flush_offset)
+                if n == 0:
+                    continue
+                for j in range(first[k], first[k + 1]):
+                    m2 = by_size[j]
+                    r2 = _rank(keys2[m2] + prefix[k], table, flush_offset)
+                    for i in range(n):
+                        sign = float(np.sign(r2 - rank1[i]))
+                        for b in range(b_count):
+                            values[m2, b] += sign * coef[i, b]
+        for m2 in range(m_count):
+            for b in range(b_count):
+                v_out[g, b, m2] = values[m2, b]
+        for b in range(b_count):
+            fold_out[g, b] = fold[b]
+    return v_out, fold_out
+
+
+@numba.njit(**_JIT)
+def deal_values(c1, c2, can1, can2, stub, push, btn_draw, call, bb_draw, stacks, card_keys, table, flush_offset,
+                size, low_bit):
+    """(D, B) float64 button payoff of each deal when the button plays row c1[d] of ``push`` (U1, B)
+    and ``btn_draw`` (U1, H+1, B, M), the big blind row c2[d] of ``call`` (U2, B) and ``bb_draw``
+    (U2, B, M), the draws in expectation."""
+    n, h, b_count, m_count = len(c1), can1.shape[0], len(stacks), len(size)
+    out = np.empty((n, b_count))
+    keys1 = np.empty(m_count, np.int64)
+    keys2 = np.empty(m_count, np.int64)
+    prefix = np.zeros(2 * h + 1, np.int64)
+    rank1 = np.empty((h + 1, m_count), np.int64)
+    done = np.zeros(h + 1, np.bool_)
+    shown = np.empty(b_count)
+    for d in range(n):
+        o1, o2 = c1[d], c2[d]
+        live = False
+        for b in range(b_count):
+            shown[b] = 0.0
+            live |= push[o1, b] * call[o2, b] > 0
+        if live:
+            _kept_keys(can1, d, card_keys, low_bit, keys1)
+            _kept_keys(can2, d, card_keys, low_bit, keys2)
+            for i in range(2 * h):
+                prefix[i + 1] = prefix[i] + card_keys[stub[i, d]]
+            done[:] = False
+            for m2 in range(m_count):
+                weight = False
+                for b in range(b_count):
+                    weight |= bb_draw[o2, b, m2] != 0
+                if not weight:
+                    continue
+                k = size[m2]
+                if not done[k]:
+                    for m1 in range(m_count):
+                        rank1[k, m1] = _rank(keys1[m1] + prefix[k + size[m1]] - prefix[k], table, flush_offset)
+                    done[k] = True
+                r2 = _rank(keys2[m2] + prefix[k], table, flush_offset)
+                for m1 in range(m_count):
+                    sign = float(np.sign(r2 - rank1[k, m1]))
+                    for b in range(b_count):
+                        shown[b] += sign * float(bb_draw[o2, b, m2]) * float(btn_draw[o1, k, b, m1])
+        for b in range(b_count):
+            p, q = float(push[o1, b]), float(call[o2, b])
+            out[d, b] = -0.5 * (1.0 - p) + p * ((1.0 - q) + q * shown[b] * stacks[b])
+    return out
