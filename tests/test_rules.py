@@ -13,6 +13,7 @@ from distcfr.engine.rules import RULES, Discount, RuleKind, make_rule, regret_ma
     ("cfr+", 3, (1.0, 1.0, 2 / 3)),
     ("lcfr", 4, (3 / 4, 3 / 4, 3 / 4)),
     ("lcfr-cubic", 4, (3 / 4, 3 / 4, 27 / 64)),
+    ("lcfr-square", 4, (3 / 4, 3 / 4, 9 / 16)),
     ("pcfr+", 3, (1.0, 1.0, 4 / 9)),
     ("dcfr", 2, (0.5, 0.5, 0.25)),  # x = 1: 1/(1+1) for both signs, (1/2)^2
     ("dcfr", 5, (8 / 9, 0.5, 16 / 25)),  # x = 4: 4^1.5 = 8, 8/9; 4^0 = 1, 1/2; (4/5)^2
@@ -77,7 +78,7 @@ def test_sampled_rows_weigh_regrets_and_sums_apart():
     from distcfr.engine.rules import update_sampled_rows
 
     sigma, q, reach = np.array([[0.25, 0.75]]), np.array([[4.0, 0.0]]), np.array([[3.0]])
-    for name, sum_weight in (("lcfr", 2.0), ("lcfr-cubic", 8.0)):
+    for name, sum_weight in (("lcfr", 2.0), ("lcfr-square", 4.0), ("lcfr-cubic", 8.0)):
         regrets, sums = np.array([[1.0, 1.0]]), np.zeros((1, 2))
         update_sampled_rows(make_rule(name), 2, regrets, sums, sigma, q, reach)
         assert regrets.tolist() == [[1.0 + 2 * 3.0, 1.0 - 2 * 1.0]]  # sigma.Q = 1

@@ -16,7 +16,7 @@ from distcfr.evaluate.units import figure
 from distcfr.progress import Progress
 from distcfr.train import PROGRESS_SHARE, main
 
-SMALL = "draw27(ranks=6,suits=2,hand=2,stacks=3)"  # 36 hand classes: a bracket of 4,000 per class in ~1 s
+SMALL = "draw27(ranks=6,suits=2,hand=2,stacks=3)"  # 36 hand classes: a bracket of 16,000 per class in ~2 s
 FIGURE = r"(\d+\.\d+|\d\.\d\de-\d\d|0)"
 BB = rf"{FIGURE} BB \({FIGURE} mBB\)"
 BB_PER_HAND = rf"{BB} per hand"

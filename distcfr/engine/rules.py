@@ -11,8 +11,8 @@ player:
 Adding a rule is one ``RuleKind`` entry in ``RULES`` (and its test); the CLI's choices and
 help, checkpoints and both solvers read the registry. Under chance sampling a rule is applied to
 the rows a batch touched (:func:`update_sampled_rows`): in weighted form where the registry gives
-one (``sampled_weight``: lcfr, lcfr-cubic, cfr), which needs no pass over untouched rows; the others discount
-and floor, which throws sampled information away, and the sampled solver refuses them
+one (``sampled_weight``: lcfr, lcfr-square, lcfr-cubic, cfr), which needs no pass over untouched
+rows; the others discount and floor, which throws sampled information away, and the sampled solver refuses them
 (``sampled_rule``; bench/sampled_rules.py measures why).
 """
 
@@ -91,6 +91,11 @@ RULES: dict[str, RuleKind] = {kind.name: kind for kind in (
              "(bench/sampled_quality.py)",
              lambda t, p: Discount(t, (t - 1) / t, (t - 1) / t, ((t - 1) / t) ** 3), sampled_weight=float,
              sampled_sum_weight=lambda t: float(t) ** 3, average_exponent=3.0),
+    RuleKind("lcfr-square", "linear CFR's regrets (weighted by t) with quadratic averaging (strategy sums weighted "
+             "by t^2): the sampled default; near cubic averaging's few early iterates, near linear averaging's "
+             "lower noise after thousands (bench/sampled_quality.py)",
+             lambda t, p: Discount(t, (t - 1) / t, (t - 1) / t, ((t - 1) / t) ** 2), sampled_weight=float,
+             sampled_sum_weight=lambda t: float(t) ** 2, average_exponent=2.0),
     RuleKind("pcfr+", "predictive CFR+ (Farina, Kroer & Sandholm 2021): CFR+ whose next strategy is regret "
              "matching on R + r_t, quadratic averaging",
              lambda t, p: Discount(t, 1.0, 1.0, ((t - 1) / t) ** 2), floor=True, predictive=True,
