@@ -2,7 +2,7 @@
 far above it does its upper end sit? Per configuration, seeds x bracket settings, after a fixed
 short sampled solve, held to the exact evaluation of the same strategy (small decks only).
 
-    python bench/sampled_interval.py [--seeds 10] [--iterations 300] [--settings 1000:4,2000:4,4000:4]
+    python bench/sampled_interval.py [--seeds 10] [--iterations 300] [--settings 4000:4,8000:4,16000:4]
         [--configs "spec;spec"] [--json out.json]
 
 Prints, per configuration and setting (deals per class, refinement factor): how many seeds'
@@ -112,7 +112,7 @@ def main() -> None:
     parser.add_argument("--configs", default=";".join(CONFIGS), help="game specs separated by ';'")
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--iterations", type=int, default=300, help="sampled iterations of each solve")
-    parser.add_argument("--settings", default="1000:4,2000:4,4000:4",
+    parser.add_argument("--settings", default="4000:4,8000:4,16000:4",
                         help="brackets as deals per class:refinement factor (0: none), separated by ','")
     parser.add_argument("--json", help="write every seed's figures here")
     parser.add_argument("--cost", help="a game spec: time the refinement there instead (see above)")
