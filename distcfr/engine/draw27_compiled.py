@@ -125,6 +125,15 @@ def live_masks(draw):
     return live, n_live
 
 
+@numba.njit(inline="always")
+def _deal_keys(can1, can2, stub, d, card_keys, low_bit, keys, prefix):
+    """keys[u, m]: the key of what mask m keeps of player u's hand in deal d; prefix[i]: of stub[0:i]."""
+    _kept_keys(can1, d, card_keys, low_bit, keys[0])
+    _kept_keys(can2, d, card_keys, low_bit, keys[1])
+    for i in range(len(prefix) - 1):
+        prefix[i + 1] = prefix[i] + card_keys[stub[i, d]]
+
+
 @numba.njit(**_JIT)
 def button_sums(starts, can1, can2, stub, theirs, call, bb_draw, stacks, card_keys, table, flush_offset,
                 size, low_bit):
@@ -137,8 +146,7 @@ def button_sums(starts, can1, can2, stub, theirs, call, bb_draw, stacks, card_ke
     live, n_live = live_masks(bb_draw.reshape(bb_draw.shape[0], 1, b_count, m_count))
     x = np.zeros((h + 1, m_count, b_count))
     fold = np.zeros(b_count)
-    keys1 = np.empty(m_count, np.int64)
-    keys2 = np.empty(m_count, np.int64)
+    keys = np.empty((2, m_count), np.int64)
     prefix = np.zeros(2 * h + 1, np.int64)
     rank1 = np.empty((h + 1, m_count), np.int64)
     done = np.zeros(h + 1, np.bool_)
@@ -154,10 +162,7 @@ def button_sums(starts, can1, can2, stub, theirs, call, bb_draw, stacks, card_ke
                 called |= call[o, b] > 0
             if not called:
                 continue
-            _kept_keys(can1, d, card_keys, low_bit, keys1)
-            _kept_keys(can2, d, card_keys, low_bit, keys2)
-            for i in range(2 * h):
-                prefix[i + 1] = prefix[i] + card_keys[stub[i, d]]
+            _deal_keys(can1, can2, stub, d, card_keys, low_bit, keys, prefix)
             done[:] = False
             for i in range(n_live[o, 0]):
                 m2 = live[o, 0, i]
@@ -166,9 +171,9 @@ def button_sums(starts, can1, can2, stub, theirs, call, bb_draw, stacks, card_ke
                 k = size[m2]
                 if not done[k]:
                     for m1 in range(m_count):
-                        rank1[k, m1] = _rank(keys1[m1] + prefix[k + size[m1]] - prefix[k], table, flush_offset)
+                        rank1[k, m1] = _rank(keys[0, m1] + prefix[k + size[m1]] - prefix[k], table, flush_offset)
                     done[k] = True
-                r2 = _rank(keys2[m2] + prefix[k], table, flush_offset)
+                r2 = _rank(keys[1, m2] + prefix[k], table, flush_offset)
                 for m1 in range(m_count):  # branch-free: the sign of a pair is a coin toss to the CPU
                     sign = float(np.sign(r2 - rank1[k, m1]))
                     for b in range(b_count):
@@ -193,8 +198,7 @@ def big_blind_sums(starts, can1, can2, stub, theirs, push, btn_draw, stacks, car
     fold_out = np.zeros((g_count, b_count), np.float32)
     values = np.zeros((m_count, b_count))
     fold = np.zeros(b_count)
-    keys1 = np.empty(m_count, np.int64)
-    keys2 = np.empty(m_count, np.int64)
+    keys = np.empty((2, m_count), np.int64)
     prefix = np.zeros(2 * h + 1, np.int64)
     stake = np.empty(b_count)
     coef = np.empty((m_count, b_count))
@@ -218,22 +222,19 @@ def big_blind_sums(starts, can1, can2, stub, theirs, push, btn_draw, stacks, car
                 pushed |= push[o, b] > 0
             if not pushed:
                 continue
-            _kept_keys(can1, d, card_keys, low_bit, keys1)
-            _kept_keys(can2, d, card_keys, low_bit, keys2)
-            for i in range(2 * h):
-                prefix[i + 1] = prefix[i] + card_keys[stub[i, d]]
+            _deal_keys(can1, can2, stub, d, card_keys, low_bit, keys, prefix)
             for k in range(h + 1):
                 n = n_live[o, k]
                 for i in range(n):
                     m1 = live[o, k, i]
                     for b in range(b_count):
                         coef[i, b] = stake[b] * btn_draw[o, k, b, m1]
-                    rank1[i] = _rank(keys1[m1] + prefix[k + size[m1]] - prefix[k], table, flush_offset)
+                    rank1[i] = _rank(keys[0, m1] + prefix[k + size[m1]] - prefix[k], table, flush_offset)
                 if n == 0:
                     continue
                 for j in range(first[k], first[k + 1]):
                     m2 = by_size[j]
-                    r2 = _rank(keys2[m2] + prefix[k], table, flush_offset)
+                    r2 = _rank(keys[1, m2] + prefix[k], table, flush_offset)
                     for i in range(n):
                         sign = float(np.sign(r2 - rank1[i]))
                         for b in range(b_count):
@@ -254,8 +255,7 @@ def deal_values(c1, c2, can1, can2, stub, push, btn_draw, call, bb_draw, stacks,
     (U2, B, M), the draws in expectation."""
     n, h, b_count, m_count = len(c1), can1.shape[0], len(stacks), len(size)
     out = np.empty((n, b_count))
-    keys1 = np.empty(m_count, np.int64)
-    keys2 = np.empty(m_count, np.int64)
+    keys = np.empty((2, m_count), np.int64)
     prefix = np.zeros(2 * h + 1, np.int64)
     rank1 = np.empty((h + 1, m_count), np.int64)
     done = np.zeros(h + 1, np.bool_)
@@ -267,10 +267,7 @@ def deal_values(c1, c2, can1, can2, stub, push, btn_draw, call, bb_draw, stacks,
             shown[b] = 0.0
             live |= push[o1, b] * call[o2, b] > 0
         if live:
-            _kept_keys(can1, d, card_keys, low_bit, keys1)
-            _kept_keys(can2, d, card_keys, low_bit, keys2)
-            for i in range(2 * h):
-                prefix[i + 1] = prefix[i] + card_keys[stub[i, d]]
+            _deal_keys(can1, can2, stub, d, card_keys, low_bit, keys, prefix)
             done[:] = False
             for m2 in range(m_count):
                 weight = False
@@ -281,9 +278,9 @@ def deal_values(c1, c2, can1, can2, stub, push, btn_draw, call, bb_draw, stacks,
                 k = size[m2]
                 if not done[k]:
                     for m1 in range(m_count):
-                        rank1[k, m1] = _rank(keys1[m1] + prefix[k + size[m1]] - prefix[k], table, flush_offset)
+                        rank1[k, m1] = _rank(keys[0, m1] + prefix[k + size[m1]] - prefix[k], table, flush_offset)
                     done[k] = True
-                r2 = _rank(keys2[m2] + prefix[k], table, flush_offset)
+                r2 = _rank(keys[1, m2] + prefix[k], table, flush_offset)
                 for m1 in range(m_count):
                     sign = float(np.sign(r2 - rank1[k, m1]))
                     for b in range(b_count):
