@@ -14,8 +14,8 @@ streams (Philox keyed by the seed and the caller's key). The deal loops are comp
 (:mod:`distcfr.engine.draw27_compiled`): ``class_sums`` sums a hand class's deals in order, so a class's
 sums depend only on its own deals, whatever else shares the call, and a run is the same on any number of
 workers; ``deal_values`` gives payoffs per deal (simulated matches, the exploitability bracket). The
-numpy per-deal path (``_showdown``, ``_chunk_values``) is the reference the tests hold them to. The same
-strategy in the exact game is ``to_exact``.
+vectorised showdown signs (``showdown_matrix``) and the per-deal products in tests/reference_sampled.py
+are the reference the tests hold them to. The same strategy in the exact game is ``to_exact``.
 """
 
 from __future__ import annotations
