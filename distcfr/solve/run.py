@@ -175,7 +175,8 @@ def run(solver: Solver, plan: RunPlan, on_iteration: Callable[[Solver, float | N
 
 
 MAX_RECOVERIES = 10  # lost workers a run goes on after; past this it stops (a cluster losing nodes all night)
-RECOVERY_ATTEMPTS = 5  # tries to rebuild the workers after one loss, 1, 2, 3, 4 s apart
+RECOVERY_ATTEMPTS = 8  # tries to rebuild the workers after one loss, 1, 2, ..., 7 s apart (28 s: a loaded machine
+# took more than the 10 s of 5 tries to tell a killed node from the live ones, CI on 2026-11-25)
 
 
 def _recover(solver, plan: RunPlan, result: RunResult, lost: WorkersLost, waited: float,
