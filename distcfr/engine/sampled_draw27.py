@@ -106,6 +106,11 @@ class SampledDraw27:
             self._hand_index = place, choose, hand_class, hand_order.astype(np.int8)
         return self._hand_index
 
+    def _rank_args(self) -> tuple:
+        """(card keys, rank table, flush offsets, mask sizes, lowest discarded positions): what the
+        compiled loops look final hands' ranks up with, the same for every call."""
+        return (CARD_KEYS.astype(np.int64), *cards._get_tables(), self.mask_size, self.low_bit)
+
     def _classify(self, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """((D,) class ids, (H, D) canonical orders) of hands given column-wise (H, D), compiled."""
         place, choose, hand_class, hand_order = self.hand_index()
@@ -270,8 +275,7 @@ class SampledDraw27:
         faced, at = np.unique(theirs, return_inverse=True)
         n = np.diff(starts).astype(_WORK)[:, None]  # (G, 1) deals per class
         stacks = self.stacks.astype(_WORK)
-        keys, (table, flush) = CARD_KEYS.astype(np.int64), cards._get_tables()
-        common = (stacks, keys, table, flush, self.mask_size, self.low_bit)
+        common = (stacks, *self._rank_args())
         if player == 0:
             p = sigma["btn_push"][mine, :, 1].astype(_WORK)  # (G, B)
             d1 = sigma["btn_draw"][mine].astype(_WORK, copy=False)  # (G, H+1, B, M)
@@ -297,15 +301,14 @@ class SampledDraw27:
         out = np.empty((len(c1), len(self.stacks)))
         row_bytes = sum(4 * int(np.prod(b.shape)) for b in self.blocks)
         step = max(1, _GATHER_BYTES // row_bytes)  # deals per call: the rows they play are copied
-        keys, (table, flush) = CARD_KEYS.astype(np.int64), cards._get_tables()
+        ranks = self._rank_args()
         for lo in range(0, len(c1), step):
             cut = slice(lo, lo + step)
             (btn, at1), (bb, at2) = (np.unique(c, return_inverse=True) for c in (c1[cut], c2[cut]))
             rows = [np.ascontiguousarray(sigma[name][ids], dtype=_WORK) for name, ids in
                     (("btn_push", btn), ("btn_draw", btn), ("bb_call", bb), ("bb_draw", bb))]
             out[cut] = compiled.deal_values(at1, at2, can1[:, cut], can2[:, cut], stub[:, cut], rows[0][..., 1],
-                                            rows[1], rows[2][..., 1], rows[3], self.stacks, keys, table, flush,
-                                            self.mask_size, self.low_bit)
+                                            rows[1], rows[2][..., 1], rows[3], self.stacks, *ranks)
         return out
 
 
