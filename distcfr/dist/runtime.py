@@ -284,31 +284,37 @@ def release(close, stop_ray: bool, deadline: float) -> bool:
     after ``deadline`` seconds; returns whether it finished. When the whole process group was
     signalled (``timeout``, systemd, Slurm), Ray's own processes are gone and every Ray call
     would wait a minute for its control store before the process is killed: the caller then
-    exits at once instead (Ray's processes share this process's fate and end with it)."""
+    exits at once instead (Ray's processes share this process's fate and end with it). A Ray
+    error on the way (a call cancelled as Ray's processes end) counts as not finished after a stop
+    and is let be after a run that ended (what is left ends with this process); any other error
+    is raised here."""
     import threading
 
-    def work():
-        close()
-        head_watch.stop()  # the run no longer needs the cluster
-        if stop_ray:
-            shutdown()
-
     import ray
+
+    failed: list[BaseException] = []
+
+    def work():
+        for step in (close, head_watch.stop, shutdown if stop_ray else None):  # the run no longer needs Ray
+            try:
+                if step is not None:
+                    step()
+            except BaseException as err:  # kept for the caller: a thread's traceback would reach the terminal
+                failed.append(err)
 
     gcs = ray.get_runtime_context().gcs_address if ray.is_initialized() else None
     worker = threading.Thread(target=work, name="distcfr-release", daemon=True)
     worker.start()
-    if deadline is None:
-        worker.join()
-        return True
-    end = time.monotonic() + deadline
-    while worker.is_alive() and time.monotonic() < end:
+    end = None if deadline is None else time.monotonic() + deadline
+    while worker.is_alive() and (end is None or time.monotonic() < end):
         worker.join(0.1)
-        if gcs and worker.is_alive() and not _listening(gcs):
+        if end is not None and gcs and worker.is_alive() and not _listening(gcs):
             head_watch.verdict()  # a cluster's head that is gone ends the process with its own line
             if not _listening(gcs):
                 return False  # Ray's control store is gone: nothing left to wait for
-    return not worker.is_alive()
+    if failed and not isinstance(failed[0], ray.exceptions.RayError):
+        raise failed[0]
+    return not worker.is_alive() and (not failed or deadline is None)
 
 
 def ray_alive() -> bool:
