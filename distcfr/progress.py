@@ -86,6 +86,8 @@ class Progress:
             self.stream.flush()
 
     def close(self) -> None:
+        """End the line being redrawn (once: a second call does nothing)."""
         if self.redraw:
             self.stream.write("\n")
             self.stream.flush()
+            self.redraw = False

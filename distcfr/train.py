@@ -359,7 +359,11 @@ class _Run:
             from distcfr.dist.runtime import silence_ray_logs
 
             silence_ray_logs()
-        result = run(solver, plan, after_iteration)
+        try:
+            result = run(solver, plan, after_iteration)
+        except KeyboardInterrupt:  # Ctrl-C or SIGTERM during the plan's end work (a sampled run's final bracket)
+            progress.close()
+            return self.interrupted(solver)
         progress.close()
         if result.workers_lost:
             self.end_with_workers_gone(solver)
@@ -459,7 +463,7 @@ class _SampledRun(_Run):
         target_only = self.args.iterations is None and self.args.minutes is None
         return super().plan(solver, minutes=DEFAULT_MINUTES, evaluate=solver.launch.progress_brackets,
                             eval_share=EVAL_SHARE, evaluator=self.progress_bracket, recovery=recovery,
-                            give_up=self.out_of_reach if target_only else None)
+                            give_up=self.out_of_reach if target_only else None, at_end=self.end_work)
 
     def execute(self, solver) -> dict:
         self.first_deals = solver.deals_done
@@ -550,10 +554,15 @@ class _SampledRun(_Run):
         seconds = time.perf_counter() - began
         return (self.record(solver, bracket, began) if self.target else bracket), seconds
 
+    def end_work(self, solver) -> None:
+        """The run's end work on its workers (the plan's ``at_end``, where a lost worker is recovered
+        from): the final bracket and the average strategy."""
+        self.progress.close()
+        self.final = (*self.final_bracket(solver), solver.average_strategy())
+
     def finish(self, solver, result) -> dict:
         args, game = self.args, self.game
-        bracket, seconds = self.final_bracket(solver)
-        strategy = solver.average_strategy()
+        bracket, seconds, strategy = self.final
         solver.close()
         summary = sampled_summary(game, solver, bracket, result.wall_seconds, result.iterations_run,
                                   solver.deals_done - self.first_deals)

@@ -142,7 +142,7 @@ def test_sampled_run_survives_a_lost_node_with_the_same_bytes(tmp_path):
     """30-70 s. The node holding one of the two workers is killed mid-run: the run rebuilds its class
     blocks on the workers the cluster has left, from its own recovery point (no --checkpoint), and
     ends with the bytes of the run without Ray. (1,500 iterations: with the compiled deal loops 400
-    could end before the node went, and a loss during the run's final bracket is not recovered.)"""
+    could end before the node went; a loss in a progress bracket or the final one is recovered too.)"""
     data = run_losing_a_node(tmp_path, ["--game", "draw27(ranks=8,suits=2,hand=3,stacks=10)", "--sampling", "--seed",
                                         "7", "--iterations", "1500", "--batch", "2000", "--shards", "4",
                                         "--checkpoint-every", "5", "--bracket-samples", "2"], settle=2.0)

@@ -3,6 +3,7 @@ recovery point onto new workers, and the run ends with the bytes of an undisturb
 
 import os
 import signal
+import time
 
 import numpy as np
 import pytest
@@ -44,6 +45,44 @@ def test_a_worker_killed_mid_run_is_recovered_with_the_same_bytes(ray_local, tmp
     assert [r["resumed_at"] for r in result.recoveries] == ([3, 6] if recovery_point else [0, 0])
     expected = undisturbed(12)
     assert all(np.array_equal(disturbed[name], expected[name]) for name in expected)
+
+
+def killing_one_worker_first(work):
+    """``work(solver)`` that kills one of the solver's workers the first time it is called."""
+    killed = []
+
+    def killing(solver):
+        if not killed:
+            killed.append(solver.shards.pids()[0])
+            os.kill(killed[0], signal.SIGKILL)
+        return work(solver)
+
+    return killing
+
+
+@pytest.mark.slow
+def test_a_worker_lost_in_an_evaluation_or_the_runs_end_work_is_recovered_with_the_same_bytes(ray_local, tmp_path):
+    """About 15 s. One worker goes while an evaluation at iteration 4 (a progress bracket) gathers
+    from the workers, another while the run's end gathers the average strategy: each time the run
+    goes back to its recovery point, runs the iterations after it again, and it ends with the bytes
+    of an undisturbed run."""
+    evaluations, gathered = [], []
+
+    def evaluate(solver):
+        evaluations.append(solver.iteration)
+        return float(solver.average_strategy().tables["btn_push"].sum())
+
+    def at_end(solver):
+        gathered.append((solver.iteration, solver.average_strategy().tables))
+
+    plan = RunPlan(8, recovery=tmp_path / "recovery.ckpt", checkpoint_every=3, eval_every=4, evaluate=True,
+                   evaluator=killing_one_worker_first(evaluate), at_end=killing_one_worker_first(at_end))
+    with open_solver(SMALL, workers=2, **OPTIONS) as solver:
+        result = run(solver, plan, handle_signals=False)
+    assert [(r["lost_at"], r["resumed_at"]) for r in result.recoveries] == [(4, 3), (8, 6)]
+    assert result.iterations_run == 8 and evaluations == [4, 4, 8, 8] and [i for i, _ in gathered] == [8]
+    expected = undisturbed(8)
+    assert all(np.array_equal(gathered[0][1][name], expected[name]) for name in expected)
 
 
 @pytest.mark.slow
@@ -110,3 +149,36 @@ def test_a_rebuild_lost_again_is_tried_again_and_a_run_stops_after_its_attempts(
     assert [(r["lost_at"], r["resumed_at"], r["attempts"]) for r in result.recoveries] == [(2, 0, 3)]
     with pytest.raises(WorkersLost):
         run(_LosingOnce(failed_rebuilds=run_module.RECOVERY_ATTEMPTS), RunPlan(5), handle_signals=False)
+
+
+class _LostAtTheEnd:
+    """A solver whose workers are lost once, in the run's end work; an iteration takes 10 ms."""
+
+    state_on_workers, waiting_on_shards = True, False
+
+    def __init__(self):
+        self.iteration, self.rebuilds = 0, 0
+
+    def step(self):
+        time.sleep(0.01)
+        self.iteration += 1
+
+    def at_end(self, solver):
+        if not self.rebuilds:
+            raise WorkersLost("a worker died during the final bracket")
+
+    def recover(self, checkpoint):
+        self.rebuilds += 1
+        self.iteration = 0
+
+    def workers_alive(self):
+        return True
+
+
+def test_a_timed_run_that_recovers_in_its_end_work_keeps_to_its_time_limit():
+    solver = _LostAtTheEnd()
+    result = run(solver, RunPlan(seconds=0.3, at_end=solver.at_end), handle_signals=False)
+    first = result.recoveries[0]["lost_at"]
+    assert solver.rebuilds == 1 and first >= 20  # about 30 iterations in the 0.3 s
+    assert solver.iteration <= 3 and result.iterations_run == solver.iteration  # the limit was spent
+    assert result.wall_seconds < 0.3 + 0.1

@@ -45,6 +45,9 @@ class RunPlan:
     # where a solver whose state lives on its workers keeps its recovery point when ``checkpoint`` is None
     # (saved at the same cadence); a run with neither recovers lost workers from its start
     recovery: Path | None = None
+    # the run's end work on the workers (a sampled run's final bracket and average), once the last checkpoint is
+    # written: workers lost there are recovered from as mid-run, and the iterations after the recovery point run again
+    at_end: Callable[[Solver], None] | None = None
 
     def __post_init__(self):
         if self.iterations is None and self.target is None and self.seconds is None:
@@ -94,8 +97,26 @@ class StopRequested(KeyboardInterrupt):
 def run(solver: Solver, plan: RunPlan, on_iteration: Callable[[Solver, float | None], None] | None = None,
         handle_signals: bool = True) -> RunResult:
     """Iterate ``solver`` as ``plan`` says; with ``handle_signals`` (main thread only), SIGINT and
-    SIGTERM stop it at the next safe point. A final checkpoint is written when the plan names one."""
-    result = RunResult()
+    SIGTERM stop it at the next safe point. A final checkpoint is written when the plan names one,
+    and then the plan's ``at_end`` work is done (a signal there raises KeyboardInterrupt)."""
+    result, first = RunResult(), solver.iteration
+    while True:
+        _iterate(solver, plan, result, on_iteration, handle_signals)
+        result.iterations_run = solver.iteration - first
+        if result.interrupted:
+            return result
+        try:
+            if plan.checkpoint:
+                _save(solver, plan, result, plan.checkpoint)
+            if plan.at_end is not None:
+                plan.at_end(solver)
+            return result
+        except WorkersLost as lost:
+            _recover(solver, plan, result, lost, 0.0, [])
+
+
+def _iterate(solver: Solver, plan: RunPlan, result: RunResult, on_iteration, handle_signals: bool) -> None:
+    """The iterations of :func:`run` (adding to ``result``); after a stop, the checkpoint the plan names."""
     requested: list[int] = []
     waiting = [False]  # the loop itself waits on an evaluation
 
@@ -108,7 +129,8 @@ def run(solver: Solver, plan: RunPlan, on_iteration: Callable[[Solver, float | N
 
     signals = (signal.SIGINT, signal.SIGTERM) if handle_signals else ()
     previous = {sig: signal.signal(sig, on_signal) for sig in signals}
-    start, first, eval_seconds = time.perf_counter(), solver.iteration, 0.0
+    start, eval_seconds = time.perf_counter(), 0.0
+    spent = result.wall_seconds  # by the iterations before a recovery at the end: the time limit counts them
     try:
         while (plan.iterations is None or solver.iteration < plan.iterations) and solver.iteration < MAX_ITERATION:
             if requested:
@@ -136,9 +158,14 @@ def run(solver: Solver, plan: RunPlan, on_iteration: Callable[[Solver, float | N
             if due:
                 waiting[0] = True
                 began = time.perf_counter()
-                expl = plan.evaluator(solver) if plan.evaluator else solver.average_strategy().exploitability()
+                try:
+                    expl = plan.evaluator(solver) if plan.evaluator else solver.average_strategy().exploitability()
+                except WorkersLost as lost:  # a sampled run's progress bracket is evaluated where the rows lie
+                    _recover(solver, plan, result, lost, time.perf_counter() - began, requested)
+                    continue
+                finally:
+                    waiting[0] = False
                 eval_seconds += time.perf_counter() - began
-                waiting[0] = False
                 result.history.append((solver.iteration, expl))
             if on_iteration is not None:
                 on_iteration(solver, expl)
@@ -153,25 +180,23 @@ def run(solver: Solver, plan: RunPlan, on_iteration: Callable[[Solver, float | N
             if expl is not None and plan.target is not None and (expl <= plan.target or plan.give_up is not None
                                                                   and plan.give_up()):
                 break
-            if plan.seconds is not None and time.perf_counter() - start >= plan.seconds:
+            if plan.seconds is not None and spent + time.perf_counter() - start >= plan.seconds:
                 break
     except StopRequested:
         result.interrupted = True
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-    result.wall_seconds = time.perf_counter() - start
-    result.iterations_run = solver.iteration - first
-    if result.interrupted and solver.state_on_workers and not solver.workers_alive():
+    result.wall_seconds += time.perf_counter() - start
+    if not result.interrupted:
+        return
+    if solver.state_on_workers and not solver.workers_alive():
         result.workers_lost = True  # their rows went with them: the last checkpoint written stays as it is
     elif plan.checkpoint:
         try:
             _save(solver, plan, result, plan.checkpoint)
         except WorkersLost:
-            if not result.interrupted:
-                raise
             result.workers_lost = True  # the signal reached them too, after Ray's look at them above
-    return result
 
 
 MAX_RECOVERIES = 10  # lost workers a run goes on after; past this it stops (a cluster losing nodes all night)
