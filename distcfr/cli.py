@@ -102,8 +102,12 @@ class _ClosedPipeSafe(io.TextIOBase):
         except (OSError, ValueError, io.UnsupportedOperation):
             pass
 
+    @property
+    def closed(self) -> bool:  # asked at exit too (Ray's colorama), when a test harness may have closed the stream
+        return self.stream.closed
+
     def isatty(self) -> bool:
-        return self.stream.isatty()
+        return not self.stream.closed and self.stream.isatty()
 
     def fileno(self) -> int:
         return self.stream.fileno()

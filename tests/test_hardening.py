@@ -75,6 +75,21 @@ def test_a_closed_pipe_ends_the_output_not_the_run(tmp_path):
     assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr and out.exists()
 
 
+def test_the_pipe_safe_stdout_answers_at_exit_after_its_stream_closed(monkeypatch):
+    # Ray's colorama asks stdout whether it is a terminal in an exit hook, after a test harness closed the stream
+    import io
+
+    from distcfr.cli import tolerate_closed_stdout
+
+    stream = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", stream)
+    tolerate_closed_stdout()
+    print("a line")
+    assert stream.getvalue() == "a line\n" and not sys.stdout.closed
+    stream.close()
+    assert sys.stdout.closed and sys.stdout.isatty() is False
+
+
 def _group_sigterm_after(argv, wait_for: str, tmp_path, pause: float = 1.0):
     """Start the driver in its own process group, wait for ``wait_for`` on its stderr (or stdout), then
     SIGTERM the whole group (timeout, systemd, Slurm): (seconds to exit, return code, stdout, stderr)."""
