@@ -188,7 +188,8 @@ class _Accumulator:
 
 # (iteration weight of regrets, of strategy sums)
 RULES = {"lcfr": (float, float), "cfr": (lambda t: 1.0, lambda t: 1.0), "lcfr-cubic": (float, lambda t: float(t) ** 3),
-         "lcfr-square": (float, lambda t: float(t) ** 2)}
+         "lcfr-square": (float, lambda t: float(t) ** 2),
+         "lcfr-flat": (lambda t: float(min(t, 1000)), lambda t: float(min(t, 1000)) ** 2)}
 
 
 def regret_matching(regrets: np.ndarray) -> np.ndarray:

@@ -14,6 +14,8 @@ from distcfr.engine.rules import RULES, Discount, RuleKind, make_rule, regret_ma
     ("lcfr", 4, (3 / 4, 3 / 4, 3 / 4)),
     ("lcfr-cubic", 4, (3 / 4, 3 / 4, 27 / 64)),
     ("lcfr-square", 4, (3 / 4, 3 / 4, 9 / 16)),
+    ("lcfr-flat", 4, (3 / 4, 3 / 4, 9 / 16)),  # lcfr-square up to LINEAR_UNTIL
+    ("lcfr-flat", rules.LINEAR_UNTIL + 1, (1.0, 1.0, 1.0)),  # then nothing discounted: every iteration alike
     ("pcfr+", 3, (1.0, 1.0, 4 / 9)),
     ("dcfr", 2, (0.5, 0.5, 0.25)),  # x = 1: 1/(1+1) for both signs, (1/2)^2
     ("dcfr", 5, (8 / 9, 0.5, 16 / 25)),  # x = 4: 4^1.5 = 8, 8/9; 4^0 = 1, 1/2; (4/5)^2
@@ -74,15 +76,31 @@ def test_a_new_rule_is_one_registry_entry(monkeypatch, tmp_path):
 
 
 def test_sampled_rows_weigh_regrets_and_sums_apart():
-    # lcfr-cubic at t = 2: R += 2 (Q - sigma.Q), S += 2^3 reach sigma (linear CFR: both times 2)
+    # lcfr-cubic at t = 2: R += 2 (Q - sigma.Q), S += 2^3 reach sigma (linear CFR: both times 2); lcfr-flat
+    # past LINEAR_UNTIL weighs every iteration as that one
     from distcfr.engine.rules import update_sampled_rows
 
     sigma, q, reach = np.array([[0.25, 0.75]]), np.array([[4.0, 0.0]]), np.array([[3.0]])
-    for name, sum_weight in (("lcfr", 2.0), ("lcfr-square", 4.0), ("lcfr-cubic", 8.0)):
+    late, cap = 3 * rules.LINEAR_UNTIL, float(rules.LINEAR_UNTIL)
+    for name, t, weight, sum_weight in (("lcfr", 2, 2.0, 2.0), ("lcfr-square", 2, 2.0, 4.0),
+                                        ("lcfr-cubic", 2, 2.0, 8.0), ("lcfr-flat", 2, 2.0, 4.0),
+                                        ("lcfr-flat", late, cap, cap ** 2), ("lcfr-square", late, late, late ** 2)):
         regrets, sums = np.array([[1.0, 1.0]]), np.zeros((1, 2))
-        update_sampled_rows(make_rule(name), 2, regrets, sums, sigma, q, reach)
-        assert regrets.tolist() == [[1.0 + 2 * 3.0, 1.0 - 2 * 1.0]]  # sigma.Q = 1
+        update_sampled_rows(make_rule(name), t, regrets, sums, sigma, q, reach)
+        assert regrets.tolist() == [[1.0 + weight * 3.0, 1.0 - weight * 1.0]]  # sigma.Q = 1
         assert sums.tolist() == [[sum_weight * 3 * 0.25, sum_weight * 3 * 0.75]]
+
+
+@pytest.mark.parametrize("name", [name for name, kind in RULES.items() if kind.sampled_weight is not None])
+def test_a_sampled_rules_weighted_form_is_its_discounted_form(name):
+    # the exact solver discounts, the sampled one weighs: the two forms are one rule where the strategy
+    # sums of an iteration, discounted to the end, weigh v_t / v_T (the regrets' discounts w_(t-1) / w_t)
+    rule = make_rule(name)
+    regret_w, sum_w = rule.kind.sampled_weight, rule.kind.sampled_sum_weight or rule.kind.sampled_weight
+    for t in (2, 7, rules.LINEAR_UNTIL, rules.LINEAR_UNTIL + 1, 2 * rules.LINEAR_UNTIL):
+        d = rule.discount(t)
+        assert d.regret_pos == d.regret_neg == pytest.approx(regret_w(t - 1) / regret_w(t), rel=1e-12)
+        assert d.strategy == pytest.approx(sum_w(t - 1) / sum_w(t), rel=1e-12)
 
 
 @pytest.mark.parametrize("actions", [2, 8, 32])

@@ -18,7 +18,7 @@ from distcfr.train import main
 SMALL = "draw27(ranks=6,suits=2,hand=2,stacks=2:3:1)"
 
 
-@pytest.mark.parametrize("rule", ["lcfr", "lcfr-square", "lcfr-cubic"])
+@pytest.mark.parametrize("rule", ["lcfr", "lcfr-square", "lcfr-cubic", "lcfr-flat"])
 def test_one_shard_matches_the_reference_driver(rule):
     # the same deals (one shard) and float64 tables: the same arithmetic as the reference, except that
     # ours plays float32 current strategies (1e-7 apart), which 8 rounds of regret matching amplify
@@ -125,7 +125,7 @@ def test_show_reads_a_sampled_file(tmp_path, capsys):
 
     assert show([str(tmp_path / "s.msgpack"), "--hand", "7c3d"]) == 0
     printed = capsys.readouterr().out
-    assert "sampled lcfr-square after 20 iterations" in printed and "button after the big blind drew 2" in printed
+    assert "sampled lcfr-flat after 20 iterations" in printed and "button after the big blind drew 2" in printed
     assert show([str(tmp_path / "s.msgpack"), "--hand", "7c7c"]) == 2
     capsys.readouterr()
     assert show([str(tmp_path / "s.msgpack"), "--stack", "3", "--hand", "7c3d"]) == 0

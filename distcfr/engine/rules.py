@@ -11,7 +11,7 @@ player:
 Adding a rule is one ``RuleKind`` entry in ``RULES`` (and its test); the CLI's choices and
 help, checkpoints and both solvers read the registry. Under chance sampling a rule is applied to
 the rows a batch touched (:func:`update_sampled_rows`): in weighted form where the registry gives
-one (``sampled_weight``: lcfr, lcfr-square, lcfr-cubic, cfr), which needs no pass over untouched
+one (``sampled_weight``: lcfr, lcfr-square, lcfr-cubic, lcfr-flat, cfr), which needs no pass over untouched
 rows; the others discount and floor, which throws sampled information away, and the sampled solver refuses them
 (``sampled_rule``; bench/sampled_rules.py measures why).
 """
@@ -69,6 +69,18 @@ def _dcfr(t: int, p: Mapping[str, float]) -> Discount:
     return Discount(t, pos / (pos + 1), neg / (neg + 1), (x / t) ** p["gamma"])
 
 
+LINEAR_UNTIL = 1000  # lcfr-flat's last linearly weighted iteration (300 to 3,000 measured alike: the rule's entry)
+
+
+def _flat_after(t: int) -> float:
+    return float(min(t, LINEAR_UNTIL))
+
+
+def _lcfr_flat(t: int, p: Mapping[str, float]) -> Discount:
+    d = (t - 1) / t if t <= LINEAR_UNTIL else 1.0
+    return Discount(t, d, d, d * d)
+
+
 RULES: dict[str, RuleKind] = {kind.name: kind for kind in (
     RuleKind("dcfr", "discounted CFR (Brown & Sandholm 2019), DCFR(alpha, beta, gamma): positive regrets "
              "times x^alpha/(x^alpha+1), negative times x^beta/(x^beta+1), averages times (x/t)^gamma, x = t-1",
@@ -92,10 +104,15 @@ RULES: dict[str, RuleKind] = {kind.name: kind for kind in (
              lambda t, p: Discount(t, (t - 1) / t, (t - 1) / t, ((t - 1) / t) ** 3), sampled_weight=float,
              sampled_sum_weight=lambda t: float(t) ** 3, average_exponent=3.0),
     RuleKind("lcfr-square", "linear CFR's regrets (weighted by t) with quadratic averaging (strategy sums weighted "
-             "by t^2): the sampled default; near cubic averaging's few early iterates, near linear averaging's "
-             "lower noise after thousands (bench/sampled_quality.py)",
+             "by t^2): near cubic averaging's few early iterates, near linear averaging's lower noise after thousands "
+             "(bench/sampled_quality.py)",
              lambda t, p: Discount(t, (t - 1) / t, (t - 1) / t, ((t - 1) / t) ** 2), sampled_weight=float,
              sampled_sum_weight=lambda t: float(t) ** 2, average_exponent=2.0),
+    RuleKind("lcfr-flat", f"lcfr-square for the first {LINEAR_UNTIL:,} iterations, then every iteration weighted "
+             "alike (regrets and sums): under chance sampling, weights growing with t keep the average on the latest, "
+             "noisiest iterates (Pluribus stopped linear weighting after its first hours); the sampled default "
+             "(bench/sampled_quality.py)",
+             _lcfr_flat, sampled_weight=_flat_after, sampled_sum_weight=lambda t: _flat_after(t) ** 2),
     RuleKind("pcfr+", "predictive CFR+ (Farina, Kroer & Sandholm 2021): CFR+ whose next strategy is regret "
              "matching on R + r_t, quadratic averaging",
              lambda t, p: Discount(t, 1.0, 1.0, ((t - 1) / t) ** 2), floor=True, predictive=True,

@@ -6,12 +6,14 @@ per deal, and each shard updates its rows:
 
     r = Q - sum_a sigma Q;  R += w_t r;  S += v_t reach sigma;  sigma = regret matching on R.
 
-w_t and v_t are the rule's weights in weighted form (lcfr-square, the default: w_t = t, v_t = t^2;
-lcfr-cubic: v_t = t^3; linear CFR: both t; CFR: both 1), which equals the discounted form up to a
-scale regret matching ignores, and needs no pass over untouched rows. How much the average leans
-on late iterates trades their lower bias against the noise of fewer effective samples: cubic
-averaging did best over the first thousand-odd iterations, linear after many thousands, and
-quadratic stayed near the better of the two throughout (bench/sampled_quality.py). Rules that
+w_t and v_t are the rule's weights in weighted form (lcfr-flat, the default: w_t = min(t, 1000),
+v_t = w_t^2; lcfr-square: t and t^2; lcfr-cubic: v_t = t^3; linear CFR: both t; CFR: both 1),
+which equals the discounted form up to a scale regret matching ignores, and needs no pass over
+untouched rows. How much the average leans on late iterates trades their lower bias against the
+noise of fewer effective samples: cubic averaging did best over the first thousand-odd
+iterations, linear after many thousands, quadratic stayed near the better of the two, and
+weighting every iteration alike after the first thousand did better still where runs go on for
+tens of thousands (bench/sampled_quality.py). Rules that
 floor or discount negative regrets are refused: they throw sampled information away (Brown &
 Sandholm, AAAI 2019).
 """
@@ -34,7 +36,7 @@ from distcfr.solve.checkpoint import SampledCheckpoint
 from distcfr.solve.contract import SolverLifetime
 from distcfr.solve.run import RunPlan, run
 
-DEFAULT_RULE = "lcfr-square"
+DEFAULT_RULE = "lcfr-flat"
 DEFAULT_BATCH = 10_000  # deals per half-iteration at least; 100 to 10,000 gave the same exploitability per deal
 BATCH_PER_CLASS = 8  # and at least this many per hand class: see default_batch
 DEFAULT_SHARDS = 32  # blocks of hand classes: the most workers a run can use
