@@ -144,7 +144,8 @@ class _RayClassBlockGroup(ClassBlockGroup):
     def fetch(rows):
         refs = [c for r in rows for chunks in r.chunks.values() for c in chunks]
         arrays = iter(ray.get(refs))  # read in place (shared memory) where the object is on this node
-        return [StrategyRows(r.firsts, r.stop, {name: [next(arrays) for _ in chunks] for name, chunks in r.chunks.items()})
+        return [StrategyRows(r.firsts, r.stop,
+                             {name: [next(arrays) for _ in chunks] for name, chunks in r.chunks.items()})
                 for r in rows]
 
 

@@ -208,7 +208,7 @@ def _check_grpc(host: str, port: int, shown: str, timeout: float = 3.0) -> None:
                 if not chunk:
                     raise ClusterError(f"{shown} closed the connection without answering as a Ray head: {hint}")
                 frame += chunk
-    except (TimeoutError, socket.timeout):
+    except TimeoutError:
         raise ClusterError(f"{shown} accepts connections but does not answer as a Ray head (no HTTP/2 reply "
                            f"within {timeout:g} s): {hint}") from None
     except (ConnectionResetError, ConnectionAbortedError, BrokenPipeError):
@@ -226,7 +226,8 @@ def _check_gcs(address: str, shown: str, auto: bool, timeout_ms: int = 5000) -> 
     while ``ray.init`` retries it for minutes."""
     try:
         from ray._private.authentication.authentication_token_setup import (
-            ensure_token_if_auth_enabled, maybe_enable_token_auth_if_token_available,
+            ensure_token_if_auth_enabled,
+            maybe_enable_token_auth_if_token_available,
         )
         from ray._raylet import InnerGcsClient
     except ImportError:  # another Ray version: leave it all to ray.init
