@@ -11,7 +11,8 @@ at a geometric series of CPU times (the budget, half of it, a quarter, ... down 
 ``--first``) the average strategy (as ``average_strategy()`` gives it: float16, what files keep)
 is evaluated exactly; evaluation time is taken off the clock. A variant is a sampled rule name,
 optionally with ``@N``: N deals per hand class per half-iteration (the default batch otherwise);
-for leads not in the registry, ``pR-S`` weighs regrets by t^R and strategy sums by t^S, ``RULE~A``
+for leads not in the registry, ``pR-S`` weighs regrets by t^R and strategy sums by t^S, ``capN-S``
+regrets by min(t, N) and sums by min(t, N)^S (``lcfr-flat`` is ``cap1000-2``), ``RULE~A``
 is RULE's regrets with sums weighted t^A, and ``!RULE`` applies a rule the sampled solver refuses
 (dcfr, cfr+) to the rows each batch touches.
 The table gives the median over seeds of the final exploitability per configuration and variant,
@@ -33,26 +34,28 @@ CONFIGS = ("draw27(ranks=8,suits=2,hand=3,stacks=10)", "draw27(ranks=13,suits=1,
 
 
 def parse_variant(variant: str) -> tuple[str, int | None]:
-    """(algorithm, deals per class per half-iteration or None for the default batch). ``rule~a``
-    is ``rule``'s regrets with strategy sums weighted by t^a (registered here for the run)."""
+    """(algorithm, deals per class per half-iteration or None for the default batch). The leads not in
+    the registry (``pR-S``, ``capN-S``, ``rule~a``) are registered here for the run."""
+    import dataclasses
+
+    from distcfr.engine.rules import RULES
+
     algorithm, _, per_class = variant.partition("@")
+    lead = None
     if algorithm.startswith("p") and "-" in algorithm:  # pR-S: regrets weighted t^R, sums t^S
-        import dataclasses
-
-        from distcfr.engine.rules import RULES
-
         r, _, s = algorithm[1:].partition("-")
-        RULES[algorithm] = dataclasses.replace(RULES["lcfr"], name=algorithm,
-                                               sampled_weight=lambda t, a=float(r): float(t) ** a,
-                                               sampled_sum_weight=lambda t, a=float(s): float(t) ** a)
-    elif "~" in algorithm:
-        import dataclasses
-
-        from distcfr.engine.rules import RULES
-
+        lead = RULES["lcfr"], (lambda t, a=float(r): float(t) ** a), (lambda t, a=float(s): float(t) ** a)
+    elif algorithm.startswith("cap") and "-" in algorithm:  # capN-S: regrets weighted min(t, N), sums min(t, N)^S
+        n, _, s = algorithm[3:].partition("-")
+        lead = (RULES["lcfr"], (lambda t, n=float(n): min(float(t), n)),
+                (lambda t, n=float(n), a=float(s): min(float(t), n) ** a))
+    elif "~" in algorithm:  # rule~a: the rule's regrets, sums weighted t^a
         base, _, power = algorithm.partition("~")
-        RULES[algorithm] = dataclasses.replace(RULES[base], name=algorithm,
-                                               sampled_sum_weight=lambda t, a=float(power): float(t) ** a)
+        lead = RULES[base], RULES[base].sampled_weight, (lambda t, a=float(power): float(t) ** a)
+    if lead is not None:
+        kind, weight, sum_weight = lead
+        RULES[algorithm] = dataclasses.replace(kind, name=algorithm, sampled_weight=weight,
+                                               sampled_sum_weight=sum_weight)
     return algorithm, int(per_class) if per_class else None
 
 
@@ -137,7 +140,8 @@ def main() -> None:
     parser.add_argument("--first", type=float, default=None, help="first evaluation (CPU-s; default budget/32)")
     parser.add_argument("--configs", default=";".join(CONFIGS), help="game specs separated by ';'")
     parser.add_argument("--seeds", default="0,1,2")
-    parser.add_argument("--variants", default="lcfr", help="comma-separated: rule[@deals per class]")
+    parser.add_argument("--variants", default="lcfr-flat,lcfr-square",
+                        help="comma-separated: rule[@deals per class] (default: lcfr-flat,lcfr-square)")
     parser.add_argument("--json", help="write every run's curve here")
     parser.add_argument("--plot", help="draw the curves here (PNG)")
     parser.add_argument("--include", nargs="*", default=[], help="earlier --json files to show beside")
