@@ -91,6 +91,33 @@ def test_sampled_rows_weigh_regrets_and_sums_apart():
         assert sums.tolist() == [[sum_weight * 3 * 0.25, sum_weight * 3 * 0.75]]
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_compiled_sampled_update_gives_the_bits_of_the_plain_formula(dtype):
+    """The weighted update of sampled rows (one compiled pass) is bit for bit the formula
+    R += w (Q - sigma.Q), S += (reach v) sigma in the tables' precision, sigma.Q term after term;
+    rows (G, H+1, B, M) with their reach (G, 1, B, 1) spread over H+1, also on rows that are not
+    contiguous (a gathered copy written back)."""
+    from distcfr.engine.rules import sum_last, update_sampled_rows
+
+    rng = np.random.default_rng(3)
+    shape = (40, 3, 5, 8)
+    regrets, sums = (rng.standard_normal(shape).astype(dtype) for _ in range(2))
+    sigma = regret_matching(rng.standard_normal(shape).astype(np.float32))
+    q = rng.standard_normal(shape).astype(np.float32)
+    reach = rng.random((40, 1, 5, 1)).astype(np.float32)
+    rule, t = make_rule("lcfr-square"), 7
+    w, v = dtype(7), dtype(49)
+    s, qq = sigma.astype(dtype), q.astype(dtype)
+    want_r = regrets + (qq - sum_last(s * qq)[..., None]) * w
+    want_s = sums + (reach.astype(dtype) * v) * s
+    every_other = np.s_[::2]  # a strided view: the update works in a copy and writes it back
+    got_r, got_s = regrets.copy(), sums.copy()
+    update_sampled_rows(rule, t, got_r[every_other], got_s[every_other], sigma[every_other], q[every_other],
+                        reach[every_other])
+    update_sampled_rows(rule, t, got_r[1::2], got_s[1::2], sigma[1::2], q[1::2], reach[1::2])
+    assert got_r.tobytes() == want_r.tobytes() and got_s.tobytes() == want_s.tobytes()
+
+
 @pytest.mark.parametrize("name", [name for name, kind in RULES.items() if kind.sampled_weight is not None])
 def test_a_sampled_rules_weighted_form_is_its_discounted_form(name):
     # the exact solver discounts, the sampled one weighs: the two forms are one rule where the strategy
@@ -106,15 +133,18 @@ def test_a_sampled_rules_weighted_form_is_its_discounted_form(name):
 @pytest.mark.parametrize("actions", [2, 8, 32])
 def test_sampled_regret_matching_in_place_gives_the_bits_of_the_plain_formula(actions):
     """Regret matching of a sampled table (uniform where no regret is positive), computed in the
-    output array without temporaries, is bit for bit the textbook formula's, zeros, -0.0 and rows
-    with no positive regret included."""
+    output array without temporaries, is bit for bit the textbook formula's with the positive
+    total summed term after term (+0.0 where a regret is not positive), zeros, -0.0 and rows with
+    no positive regret included."""
     rng = np.random.default_rng(actions)
     regrets = rng.standard_normal((500, 3, actions), dtype=np.float32)
     regrets[rng.random(regrets.shape) < 0.4] = 0
     regrets[rng.random(regrets.shape) < 0.1] = -0.0
     regrets[:50] = -np.abs(regrets[:50])  # rows with nothing positive
-    positive = np.maximum(regrets, 0)
-    total = positive.sum(-1, keepdims=True)
+    positive = np.where(regrets > 0, regrets, np.float32(0))
+    total = positive[..., :1].copy()
+    for j in range(1, actions):
+        total += positive[..., j:j + 1]
     want = np.divide(positive, total, out=np.full_like(positive, 1 / actions), where=total > 0)
     out = np.full_like(regrets, np.nan)
     assert regret_matching(regrets, out=out) is out

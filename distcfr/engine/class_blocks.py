@@ -148,13 +148,15 @@ class ClassBlockGroup:
         self.interruptible = False  # True while no table is being written (in-process runs stop there)
         self._buffers: dict[tuple, np.ndarray] = {}
 
-    def _scratch(self, use: str, name: str, rows: int, dtype) -> np.ndarray:
-        """A buffer for ``rows`` rows of block ``name``, kept for the next call of the same
-        ``use``: memory a process has just been given costs a page fault per 4 KiB on first touch
-        (several times the cost of a later pass over it), which a pass over reused memory skips."""
-        key = (use, name, np.dtype(dtype))
+    def _scratch(self, use: str, name: str, rows: int, dtype, row_shape: tuple | None = None) -> np.ndarray:
+        """A buffer for ``rows`` rows of block ``name`` (or of ``row_shape``), kept for the next
+        call of the same ``use``: memory a process has just been given costs a page fault per 4 KiB
+        on first touch (several times the cost of a later pass over it), which a pass over reused
+        memory skips."""
+        row_shape = self.kernel.block(name).shape if row_shape is None else tuple(row_shape)
+        key = (use, name, np.dtype(dtype), row_shape)
         if key not in self._buffers or len(self._buffers[key]) < rows:
-            self._buffers[key] = np.empty((rows, *self.kernel.block(name).shape), dtype)
+            self._buffers[key] = np.empty((rows, *row_shape), dtype)
         return self._buffers[key][:rows]
 
     def rows(self) -> tuple[int, int]:
@@ -162,10 +164,18 @@ class ClassBlockGroup:
 
     def sigma(self, player: int) -> StrategyRows:
         """The current strategy of ``player``'s blocks on this group's rows (float32), published
-        ``PUBLISH_ROWS`` rows at a time (:meth:`publish`)."""
-        firsts = list(range(self.lo, self.hi, PUBLISH_ROWS))
-        chunks = {b.name: [self._publish_rows("sigma", self.regrets, b.name, f, np.float32) for f in firsts]
-                  for b in self.kernel.blocks if b.player == player}
+        ``PUBLISH_ROWS`` rows at a time (:meth:`publish`); in this process (nothing copies it),
+        one array per block, computed where the player's last one was (its half let that go):
+        fresh memory costs a page fault per 4 KiB, several times the pass itself."""
+        names = [b.name for b in self.kernel.blocks if b.player == player]
+        if self.publish_copies:
+            firsts = list(range(self.lo, self.hi, PUBLISH_ROWS))
+            chunks = {name: [self._publish_rows("sigma", self.regrets, name, f, np.float32) for f in firsts]
+                      for name in names}
+        else:
+            firsts = [self.lo]
+            chunks = {name: [regret_matching_rows(self.regrets[name], out=self._scratch(
+                "sigma", name, self.hi - self.lo, np.float32))] for name in names}
         self.published[player] = StrategyRows(firsts, self.hi, chunks)  # what serve reads
         return self.published[player]
 
@@ -240,7 +250,8 @@ class ClassBlockGroup:
                         for b in self.kernel.blocks if b.player == player}  # the strategy that plays this iteration
                 sigma = theirs | {name: RowTable([lo, hi], [table]) for name, table in mine.items()}
                 self.interruptible = True  # sums only: a stop here loses nothing
-                got = self.kernel.class_sums(sigma, drawn, player, counts, first=lo, other=other) if len(drawn) else {}
+                got = self.kernel.class_sums(sigma, drawn, player, counts, first=lo, other=other,
+                                             scratch=self._totals) if len(drawn) else {}
                 self.interruptible = False  # the tables change: not to be left half-written
                 for name, sums in got.items():
                     self.update(rule, iteration, name, at, sums, mine[name])
@@ -249,6 +260,10 @@ class ClassBlockGroup:
             self.interruptible = False
         self._plan = None
         return self.sigma(player), deals
+
+    def _totals(self, key: str, shape: tuple) -> np.ndarray:
+        """A float32 buffer of ``shape`` for a batch's class totals (read by the update at once)."""
+        return self._scratch("totals", key, shape[0], np.float32, shape[1:])
 
     def _their_rows(self, player: int, parts: list) -> dict:
         """{block: table} of the other player's strategy from ``parts`` (see :meth:`half_iteration`)."""
@@ -322,6 +337,7 @@ class ClassBlockGroup:
     def release(self) -> None:
         """Let this group's references to its published strategy and its drawn deals go."""
         self.published, self._plan = [None, None], None
+        self._buffers = {key: buffer for key, buffer in self._buffers.items() if key[0] != "sigma"}
 
     def tables(self) -> tuple[dict, dict]:
         """(regrets, sums) of this group's rows, per block."""
@@ -493,7 +509,8 @@ class LocalClassBlocks(ClassBlockSetBase):
         self.parts = [self.group.sigma(0), self.group.sigma(1)]
 
     def current(self) -> dict[str, np.ndarray]:
-        return self.parts[0].joined() | self.parts[1].joined()
+        return {name: rows.copy() for name, rows in (self.parts[0].joined() | self.parts[1].joined()).items()}  # the
+        # group computes its next strategy in the same memory
 
     def tables(self) -> tuple[dict, dict]:
         self.settle()

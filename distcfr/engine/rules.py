@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from distcfr.engine import compiled_rows
 from distcfr.errors import BadParameter
 
 AUTO = "auto"  # the game's own default_algorithm
@@ -237,16 +238,19 @@ def regret_matching(regrets: np.ndarray, uniform: np.ndarray | None = None,
     """Strategy proportional to positive regrets over the last axis, in the regrets' precision;
     where none is positive, ``uniform`` ((n, A): uniform over the legal actions, 0 on padding: an
     exact solver's tables) or, without it, uniform over every action (a sampled solver's rows,
-    computed in ``out`` when given: an array of the regrets' shape and dtype, no temporaries).
-    The positive total of an exact table's short action axis is a matrix product (faster there than
-    a sum); a sampled row's is numpy's sum. The two can round differently in the last bit, and each
-    mode's files are reproduced bit for bit by its own."""
+    computed in ``out`` when given: an array of the regrets' shape and dtype). A sampled row is
+    one compiled pass (:func:`~distcfr.engine.compiled_rows.match_rows`: its positive total term
+    after term, +0.0 where a regret is not positive); an exact table's short action axis totals
+    by a matrix product (faster there than a sum). Each mode's files are reproduced bit for bit
+    by its own."""
     if uniform is None:
-        positive = np.maximum(regrets, 0, out=out)
-        total = positive.sum(-1, keepdims=True)
-        np.divide(positive, total, out=positive, where=total > 0)
-        positive[total[..., 0] == 0] = 1 / regrets.shape[-1]
-        return positive
+        out = np.empty(regrets.shape, regrets.dtype) if out is None else out
+        a = regrets.shape[-1]
+        rows, into = np.ascontiguousarray(regrets).reshape(-1, a), out.reshape(-1, a)
+        compiled_rows.match_rows(rows, into, regrets.dtype.type(1 / a))
+        if not np.shares_memory(into, out):  # out was not contiguous: reshape copied
+            out[...] = into.reshape(out.shape)
+        return out
     positive = np.maximum(regrets, 0)
     total = (positive @ np.ones(positive.shape[-1], positive.dtype))[..., None]
     fallback = np.broadcast_to(uniform, positive.shape).astype(positive.dtype)
@@ -261,17 +265,21 @@ def update_sampled_rows(rule: Rule, t: int, regrets: np.ndarray, sums: np.ndarra
     ``sampled_weight``): R += w (Q - sigma.Q); S += w reach sigma. Any other rule: its discounts on
     these rows, then R += Q - sigma.Q (floored where the rule floors) and S += reach sigma."""
     dtype = regrets.dtype
+    if rule.kind.sampled_weight is not None:
+        w = dtype.type(rule.kind.sampled_weight(t))
+        v = w if rule.kind.sampled_sum_weight is None else dtype.type(rule.kind.sampled_sum_weight(t))
+        a = q.shape[-1]
+        flat = [np.ascontiguousarray(x).reshape(-1, a) for x in (regrets, sums)]
+        own = np.ascontiguousarray(np.broadcast_to(reach, q.shape[:-1] + (1,))).reshape(-1)  # a row's reach
+        compiled_rows.weighted_update(*flat, np.ascontiguousarray(sigma).reshape(-1, a),
+                                      np.ascontiguousarray(q).reshape(-1, a), own, w, v)
+        for table, rows in zip((regrets, sums), flat):
+            if not np.shares_memory(table, rows):  # not contiguous: updated in a copy
+                table[...] = rows.reshape(table.shape)
+        return
     q = q.astype(dtype)  # a copy
     s = sigma.astype(dtype, copy=False)
     q -= sum_last(s * q)[..., None]  # the regret of each action
-    if rule.kind.sampled_weight is not None:
-        w = dtype.type(rule.kind.sampled_weight(t))
-        q *= w
-        regrets += q
-        if rule.kind.sampled_sum_weight is not None:
-            w = dtype.type(rule.kind.sampled_sum_weight(t))
-        sums += (reach.astype(dtype) * w) * s
-        return
     d = rule.discount(t)
     regrets *= np.where(regrets > 0, d.regret_pos, d.regret_neg).astype(dtype)
     regrets += q

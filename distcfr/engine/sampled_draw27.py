@@ -229,7 +229,7 @@ class SampledDraw27:
 
     # ---- values -----------------------------------------------------------------------------------
     def class_sums(self, sigma: dict, deals: np.ndarray, player: int, counts: np.ndarray,
-                   first: int | None = None, other: tuple | None = None) -> dict[str, ClassTotals]:
+                   first: int | None = None, other: tuple | None = None, scratch=None) -> dict[str, ClassTotals]:
         """Batch sums of ``player``'s counterfactual action values and own reach per hand class, for
         deals grouped by that player's class (:meth:`sample_class_deals`: ``counts[i]`` deals of the
         i-th class present, in class order). The same sums as :meth:`cfr_values`, computed per
@@ -243,6 +243,8 @@ class SampledDraw27:
         its call value d2 . Q. With ``first``, the player's hands are the representatives of classes
         first + i (as :meth:`sample_class_deals` draws them) and are not classified again; with
         ``other`` too (:meth:`other_classes` of these deals), neither are the other player's.
+        ``scratch(key, shape)``, if given, hands out the float32 arrays the totals are written in
+        (memory used before: a fresh page costs a fault per 4 KiB, more than writing it).
         """
         counts = np.asarray(counts)
         present = np.flatnonzero(counts)
@@ -250,8 +252,9 @@ class SampledDraw27:
         c1, c2, can1, can2, stub = self._columns(deals, known, other)
         starts = np.concatenate([[0], np.cumsum(counts[present])])
         rows = (c1, c2)[player][starts[:-1]]  # (G,) each class present
-        out = {b.name: ClassTotals(rows, np.empty((len(rows), *b.shape), _WORK),
-                                   np.empty((len(rows), b.shape[-2]), _WORK))
+        scratch = scratch or (lambda key, shape: np.empty(shape, _WORK))
+        out = {b.name: ClassTotals(rows, scratch(b.name + ".q", (len(rows), *b.shape)),
+                                   scratch(b.name + ".reach", (len(rows), b.shape[-2])))
                for b in self.blocks if b.player == player}
         theirs = (c2, c1)[player]
         row_bytes = sum(4 * int(np.prod(b.shape)) for b in self.blocks if b.player != player)
