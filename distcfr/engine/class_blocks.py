@@ -509,8 +509,8 @@ class LocalClassBlocks(ClassBlockSetBase):
         self.parts = [self.group.sigma(0), self.group.sigma(1)]
 
     def current(self) -> dict[str, np.ndarray]:
-        return {name: rows.copy() for name, rows in (self.parts[0].joined() | self.parts[1].joined()).items()}  # the
-        # group computes its next strategy in the same memory
+        joined = self.parts[0].joined() | self.parts[1].joined()
+        return {name: rows.copy() for name, rows in joined.items()}  # the next strategy is computed in that memory
 
     def tables(self) -> tuple[dict, dict]:
         self.settle()
