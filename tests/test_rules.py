@@ -142,9 +142,7 @@ def test_sampled_regret_matching_in_place_gives_the_bits_of_the_plain_formula(ac
     regrets[rng.random(regrets.shape) < 0.1] = -0.0
     regrets[:50] = -np.abs(regrets[:50])  # rows with nothing positive
     positive = np.where(regrets > 0, regrets, np.float32(0))
-    total = positive[..., :1].copy()
-    for j in range(1, actions):
-        total += positive[..., j:j + 1]
+    total = rules.sum_last(positive)[..., None]  # term after term
     want = np.divide(positive, total, out=np.full_like(positive, 1 / actions), where=total > 0)
     out = np.full_like(regrets, np.nan)
     assert regret_matching(regrets, out=out) is out
