@@ -10,7 +10,8 @@ CPU-seconds of this process (``time.process_time``: other load on the machine do
 at a geometric series of CPU times (the budget, half of it, a quarter, ... down to
 ``--first``) the average strategy (as ``average_strategy()`` gives it: float16, what files keep)
 is evaluated exactly; evaluation time is taken off the clock. A variant is a sampled rule name,
-optionally with ``@N``: N deals per hand class per half-iteration (the default batch otherwise);
+optionally with ``@N``: N deals per hand class per half-iteration (the default batch otherwise),
+and ``*S``: S stubs per deal (the kernel's ``STUBS`` otherwise; ``lcfr-flat*1`` is one stub a deal);
 for leads not in the registry, ``pR-S`` weighs regrets by t^R and strategy sums by t^S, ``capN-S``
 regrets by min(t, N) and sums by min(t, N)^S (``lcfr-flat`` is ``cap1000-2``), ``RULE~A``
 is RULE's regrets with sums weighted t^A, and ``!RULE`` applies a rule the sampled solver refuses
@@ -33,13 +34,15 @@ CONFIGS = ("draw27(ranks=8,suits=2,hand=3,stacks=10)", "draw27(ranks=13,suits=1,
            "draw27(ranks=7,suits=4,hand=2,stacks=10)")
 
 
-def parse_variant(variant: str) -> tuple[str, int | None]:
-    """(algorithm, deals per class per half-iteration or None for the default batch). The leads not in
-    the registry (``pR-S``, ``capN-S``, ``rule~a``) are registered here for the run."""
+def parse_variant(variant: str) -> tuple[str, int | None, int | None]:
+    """(algorithm, deals per class per half-iteration or None for the default batch, stubs per deal
+    or None for the kernel's). The leads not in the registry (``pR-S``, ``capN-S``, ``rule~a``) are
+    registered here for the run."""
     import dataclasses
 
     from distcfr.engine.rules import RULES
 
+    variant, _, stubs = variant.partition("*")
     algorithm, _, per_class = variant.partition("@")
     lead = None
     if algorithm.startswith("p") and "-" in algorithm:  # pR-S: regrets weighted t^R, sums t^S
@@ -56,7 +59,7 @@ def parse_variant(variant: str) -> tuple[str, int | None]:
         kind, weight, sum_weight = lead
         RULES[algorithm] = dataclasses.replace(kind, name=algorithm, sampled_weight=weight,
                                                sampled_sum_weight=sum_weight)
-    return algorithm, int(per_class) if per_class else None
+    return algorithm, int(per_class) if per_class else None, int(stubs) if stubs else None
 
 
 def checkpoints(budget: float, first: float) -> list[float]:
@@ -70,12 +73,24 @@ def checkpoints(budget: float, first: float) -> list[float]:
 def run_one(spec: str, variant: str, seed: int, budget: float, first: float) -> dict:
     """Solve for ``budget`` CPU-seconds; the curve [(cpu seconds, iterations, exploitability)]."""
     from distcfr.engine.kernels import sampled_kernel
+    from distcfr.engine.sampled_draw27 import STUBS
     from distcfr.games.registry import load_game
-    from distcfr.solve.launch import open_solver
 
     game = load_game(spec)
-    algorithm, per_class = parse_variant(variant)
-    batch = None if per_class is None else per_class * sampled_kernel(game).n_classes
+    algorithm, per_class, stubs = parse_variant(variant)
+    kernel = sampled_kernel(game)  # the one this process's solver uses (workers=0)
+    batch = None if per_class is None else per_class * kernel.n_classes
+    kernel.stubs = stubs or STUBS
+    try:
+        return {"config": spec, "variant": variant, "seed": seed,
+                "curve": _curve(game, algorithm, batch, seed, budget, first)}
+    finally:
+        kernel.stubs = STUBS
+
+
+def _curve(game, algorithm: str, batch: int | None, seed: int, budget: float, first: float) -> list:
+    from distcfr.solve.launch import open_solver
+
     curve = []
     forced = algorithm.startswith("!")  # a rule the sampled solver refuses, applied to the touched rows anyway
     with open_solver(game, sampling=True, workers=0, seed=seed, algorithm="lcfr" if forced else algorithm,
@@ -92,7 +107,7 @@ def run_one(spec: str, variant: str, seed: int, budget: float, first: float) -> 
             expl = float(solver.average_strategy().to_exact().exploitability_per_variant().max())
             curve.append((spent, solver.iteration, expl))
             start = time.process_time() - spent  # evaluation is off the clock
-    return {"config": spec, "variant": variant, "seed": seed, "curve": curve}
+    return curve
 
 
 def table(runs: list[dict], variants: list[str]) -> str:

@@ -192,6 +192,20 @@ RULES = {"lcfr": (float, float), "cfr": (lambda t: 1.0, lambda t: 1.0), "lcfr-cu
          "lcfr-flat": (lambda t: float(min(t, 1000)), lambda t: float(min(t, 1000)) ** 2)}
 
 
+def stub_mean_values(game: SampledDraw27, sigma: dict[str, np.ndarray], deals: np.ndarray,
+                     players=(0, 1)) -> dict[str, tuple]:
+    """block name -> (rows, q, reach) float64 of deals holding several stubs each (``(D, 2H + 2H S)``,
+    ``game.sample_blocks_deals``): :func:`cfr_values` of the deals with each stub in turn, averaged
+    over the stubs (the stubs are exchangeable: each is a uniform stub given the hands)."""
+    h = game.hand
+    stubs = (deals.shape[1] - 2 * h) // (2 * h)
+    bits = fixed_point_bits(game, max(len(deals), 1))
+    parts = [cfr_values(game, sigma, np.concatenate([deals[:, :2 * h], deals[:, 2 * h * (1 + s):2 * h * (2 + s)]], 1),
+                        players, bits) for s in range(stubs)]
+    total = {name: sum((p[name] for p in parts[1:]), parts[0][name]) for name in parts[0]}
+    return {name: (t.rows, t.q / stubs, t.reach / stubs) for name, t in total.items()}
+
+
 def regret_matching(regrets: np.ndarray) -> np.ndarray:
     """Strategy proportional to positive regret over the last axis; uniform where none is positive."""
     positive = np.maximum(regrets, 0.0)
@@ -204,8 +218,8 @@ def solve_sampled(ranks: int, suits: int, hand: int, stacks, iterations: int, ba
                   rule: str = "lcfr") -> dict[str, np.ndarray]:
     """Average strategy (block name -> (C, *shape) float64) after ``iterations`` of chance-sampled CFR.
 
-    Each iteration updates the button on ``batch`` deals, then the big blind, each against the
-    other's current strategy (alternating updates). A player's batch at iteration t takes places
+    Each iteration updates the button on ``batch`` deals (of ``game.stubs`` stubs each), then the big
+    blind, each against the other's current strategy (alternating updates). A player's batch at iteration t takes places
     [(t - 1) batch, t batch) of the endless round of hand classes 0, 1, ..., C - 1, 0, ...; its deals
     are those of one shard: stream (seed, 2, 2t + player, 0), the player holding each class's
     canonical hand.
@@ -220,11 +234,11 @@ def solve_sampled(ranks: int, suits: int, hand: int, stacks, iterations: int, ba
         for player in (0, 1):
             sigma = {name: regret_matching(r) for name, r in regrets.items()}
             counts = np.bincount(np.arange((t - 1) * batch, t * batch) % game.n_classes, minlength=game.n_classes)
-            deals = game.sample_class_deals(seed, (2, 2 * t + player, 0), player, 0, counts)
-            for name, got in cfr_values(game, sigma, deals, players=(player,)).items():
-                s = sigma[name][got.rows]
-                regrets[name][got.rows] += weight(t) * (got.q - (s * got.q).sum(-1, keepdims=True))
-                sums[name][got.rows] += sum_weight(t) * got.reach[..., None] * s
+            deals = game.sample_blocks_deals(seed, [(2, 2 * t + player, 0)], player, 0, [counts], game.stubs)
+            for name, (rows, q, reach) in stub_mean_values(game, sigma, deals, players=(player,)).items():
+                s = sigma[name][rows]
+                regrets[name][rows] += weight(t) * (q - (s * q).sum(-1, keepdims=True))
+                sums[name][rows] += sum_weight(t) * reach[..., None] * s
     return {name: regret_matching(s) for name, s in sums.items()}  # normalised sums; uniform where unreached
 
 

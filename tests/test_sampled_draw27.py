@@ -5,7 +5,14 @@ from operator import add
 
 import numpy as np
 import pytest
-from reference_sampled import cfr_values, chunk_values, fixed_point_bits, showdown_chunks, solve_sampled
+from reference_sampled import (
+    cfr_values,
+    chunk_values,
+    fixed_point_bits,
+    showdown_chunks,
+    solve_sampled,
+    stub_mean_values,
+)
 
 from distcfr.cards import lowball27_rank, parse
 from distcfr.engine.sampled_draw27 import SampledDraw27, exact_masks, to_exact_strategy
@@ -398,3 +405,60 @@ def test_deals_of_classes_are_uniform_on_the_full_deck():
         expected = n / len(rest)
         chi2 = ((counts - expected) ** 2 / expected).sum()
         assert counts.sum() == n and chi2 < len(rest) - 1 + Z * math.sqrt(2 * (len(rest) - 1))
+
+
+@pytest.mark.parametrize("player", [0, 1])
+def test_sums_of_deals_of_several_stubs_are_the_mean_of_each_stubs_sums(player):
+    """A deal of S stubs counts the mean of its stubs' values: the same as S deals of the same hands,
+    one stub each, weighed 1/S (here against the per-deal reference path)."""
+    game = SampledDraw27(8, 2, 3, stacks=(2.0, 5.0, 9.0))
+    rng = np.random.default_rng(1)
+    sigma = {}
+    for b in game.blocks:
+        t = rng.random((game.n_classes, *b.shape)) * (rng.random((game.n_classes, *b.shape)) > 0.4)
+        sigma[b.name] = (t / np.maximum(t.sum(-1, keepdims=True), 1e-9)).astype(np.float32)
+    counts = np.array([3, 0, 5, 2, 1])
+    deals = game.sample_blocks_deals(7, [(1, 2, 3)], player, 10, [counts], stubs=4)
+    assert deals.shape == (counts.sum(), 2 * 3 * 5)
+    got = game.class_sums(sigma, deals, player, counts, first=10)
+    for name, (rows, q, reach) in stub_mean_values(game, sigma, deals, players=(player,)).items():
+        assert np.array_equal(got[name].rows, rows)
+        assert np.allclose(got[name].q, q, rtol=1e-5, atol=1e-5 * np.abs(q).max())
+        mine = got[name].reach.reshape(len(rows), *(1,) * (reach.ndim - 2), -1)  # (G, B) against (G, ..., B)
+        assert np.allclose(np.broadcast_to(mine, reach.shape), reach, rtol=1e-6)
+    one = game.sample_blocks_deals(7, [(1, 2, 3)], player, 10, [counts], stubs=1)
+    assert np.array_equal(one[:, :6], game.sample_class_deals(7, (1, 2, 3), player, 10, counts)[:, :6])
+
+
+def _chi_square(counts: np.ndarray) -> float:
+    expected = counts.sum() / counts.size
+    return float(((counts - expected) ** 2).sum() / expected)
+
+
+def test_every_stub_is_uniform_given_the_hands_and_independent_of_the_others():
+    """The further stubs' picks (16-bit pieces of a word, Lemire's rejection) shuffle as exactly as
+    the first's: the stub's order given both hands is uniform for every stub, and two stubs of a
+    deal are independent given the hands. Chi-square over every cell, a 6-sigma bar."""
+    game = SampledDraw27(4, 2, 2)  # 8 cards: 2 mine, 2 theirs, every order of the other 4 a stub
+    n = 200_000
+    deals = game.sample_blocks_deals(3, [(1, 0, 0)], 0, 0, [np.array([n])], stubs=3)
+    other = np.sort(deals[:, 2:4], axis=1)
+    _, other_id = np.unique(other[:, 0] * 64 + other[:, 1], return_inverse=True)
+    assert other_id.max() + 1 == 15  # C(6, 2) other hands
+
+    def order_id(stub):  # which of the 24 orders of the deal's 4 stub cards
+        return (np.argsort(stub, axis=1) * np.array([1, 4, 16, 64])).sum(1)
+
+    for s in range(3):
+        stub = deals[:, 4 + 4 * s:8 + 4 * s]
+        assert np.array_equal(np.sort(stub, axis=1), np.sort(deals[:, 4:8], axis=1))  # the same 4 cards
+        cells = np.unique(other_id * 4096 + order_id(stub), return_counts=True)[1]
+        assert len(cells) == 15 * 24
+        dof = cells.size - 1
+        assert _chi_square(cells) < dof + 6 * math.sqrt(2 * dof)
+    game = SampledDraw27(4, 2, 1)  # 1-card hands: two stubs' first cards, given the other hand
+    deals = game.sample_blocks_deals(4, [(1, 0, 0)], 0, 0, [np.array([n])], stubs=3)
+    cells = np.unique(deals[:, 1] * 4096 + deals[:, 4] * 64 + deals[:, 6], return_counts=True)[1]
+    assert len(cells) == 7 * 6 * 6
+    dof = cells.size - 1
+    assert _chi_square(cells) < dof + 6 * math.sqrt(2 * dof)

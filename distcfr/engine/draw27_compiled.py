@@ -34,14 +34,24 @@ def _below(word, bound):
         word = (word ^ (word >> np.uint64(31))) * _FALLBACK  # rejected (never seen in practice)
 
 
+def stub_words(h: int, stubs: int) -> int:
+    """Random words :func:`draw_deals` reads per deal of ``h``-card hands with ``stubs`` stubs: one a
+    pick for the other hand and the first stub, a 16-bit piece a pick for the others (and a word
+    to spare for the pieces Lemire's method rejects)."""
+    return 3 * h + (0 if stubs == 1 else -(-2 * h * (stubs - 1) // 4) + 1)
+
+
 @numba.njit(**_JIT)
-def draw_deals(own, player, words, deck_place, deck):
-    """(n, 4H) deals: player ``player`` holds ``own`` (n, H) deck cards; the other hand, then the
-    stub's 2H cards, are the first 3H places of a partial Fisher-Yates shuffle of the rest of the
-    deck driven by ``words`` (n, 3H) uint64. ``deck_place``: card id -> place in ``deck``."""
+def draw_deals(own, player, words, deck_place, deck, stubs):
+    """(n, 2H + 2H stubs) deals: player ``player`` holds ``own`` (n, H) deck cards; the other hand,
+    then the first stub's 2H cards, are the first 3H places of a partial Fisher-Yates shuffle of
+    the rest of the deck, one word of ``words`` (n, :func:`stub_words`) a pick; each further
+    stub shuffles the 2H places after the other hand again, a 16-bit piece of a word a pick
+    (exactly uniform too). So every stub is uniform given both hands, and the stubs are
+    independent given them. ``deck_place``: card id -> place in ``deck``."""
     n, h = own.shape
     size, picks = len(deck), 3 * h
-    out = np.empty((n, 4 * h), np.int32)
+    out = np.empty((n, 2 * h + 2 * h * stubs), np.int32)
     mine, theirs = player * h, (1 - player) * h
     rest = np.empty(size, np.int32)
     taken = np.zeros(size, np.bool_)
@@ -62,6 +72,29 @@ def draw_deals(own, player, words, deck_place, deck):
             rest[j] = rest[i]
             rest[i] = card
             out[d, theirs + i if i < h else h + i] = card
+        w, pieces, word = picks, 0, np.uint64(0)
+        for s in range(1, stubs):
+            for i in range(h, picks):
+                bound = np.uint64(r - i)
+                while True:  # Lemire's multiply-and-reject on 16 bits
+                    if pieces == 0:
+                        if w < words.shape[1]:
+                            word = words[d, w]
+                            w += 1
+                        else:  # the spare word spent on rejections too (never seen in practice)
+                            word = (word ^ (word >> np.uint64(31))) * _FALLBACK
+                        pieces = 4
+                    product = (word & np.uint64(0xFFFF)) * bound
+                    word >>= np.uint64(16)
+                    pieces -= 1
+                    low = product & np.uint64(0xFFFF)
+                    if low >= bound or low >= np.uint64(65536) % bound:
+                        break
+                j = i + np.int64(product >> np.uint64(16))
+                card = rest[j]
+                rest[j] = rest[i]
+                rest[i] = card
+                out[d, h + 2 * h * s + i] = card
     return out
 
 
@@ -127,11 +160,14 @@ def live_masks(draw):
 
 @numba.njit(inline="always")
 def _deal_keys(can1, can2, stub, d, card_keys, low_bit, keys, prefix):
-    """keys[u, m]: the key of what mask m keeps of player u's hand in deal d; prefix[i]: of stub[0:i]."""
+    """keys[u, m]: the key of what mask m keeps of player u's hand in deal d; prefix[s, i]: of
+    stub s's first i cards (stub s is rows [2H s, 2H (s + 1)) of ``stub``)."""
     _kept_keys(can1, d, card_keys, low_bit, keys[0])
     _kept_keys(can2, d, card_keys, low_bit, keys[1])
-    for i in range(len(prefix) - 1):
-        prefix[i + 1] = prefix[i] + card_keys[stub[i, d]]
+    span = prefix.shape[1] - 1
+    for s in range(prefix.shape[0]):
+        for i in range(span):
+            prefix[s, i + 1] = prefix[s, i] + card_keys[stub[span * s + i, d]]
 
 
 @numba.njit(**_JIT)
@@ -139,18 +175,21 @@ def button_sums(starts, can1, can2, stub, theirs, call, bb_draw, stacks, card_ke
                 size, low_bit):
     """The button's sums per class: (x (G, H+1, B, M) draw values, fold (G, B) = sum over deals
     of 1 - the big blind's call) for classes whose deals are [starts[g], starts[g + 1]); deal d
-    faces big blind row theirs[d] of ``call`` (U, B) and ``bb_draw`` (U, B, M)."""
+    faces big blind row theirs[d] of ``call`` (U, B) and ``bb_draw`` (U, B, M). ``stub`` holds S
+    stubs per deal (2H S rows): a deal's draw values are the mean over its stubs."""
     g_count, h, b_count, m_count = len(starts) - 1, can1.shape[0], len(stacks), len(size)
+    n_stubs = stub.shape[0] // (2 * h)
     x_out = np.zeros((g_count, h + 1, b_count, m_count), np.float32)
     fold_out = np.zeros((g_count, b_count), np.float32)
     live, n_live = live_masks(bb_draw.reshape(bb_draw.shape[0], 1, b_count, m_count))
     x = np.zeros((h + 1, m_count, b_count))
     fold = np.zeros(b_count)
     keys = np.empty((2, m_count), np.int64)
-    prefix = np.zeros(2 * h + 1, np.int64)
-    rank1 = np.empty((h + 1, m_count), np.int64)
+    prefix = np.zeros((n_stubs, 2 * h + 1), np.int64)
+    rank1 = np.empty((n_stubs, h + 1, m_count), np.int64)
     done = np.zeros(h + 1, np.bool_)
     w2 = np.empty(b_count)
+    count = np.empty(m_count)
     for g in range(g_count):
         x[:] = 0.0
         fold[:] = 0.0
@@ -170,18 +209,24 @@ def button_sums(starts, can1, can2, stub, theirs, call, bb_draw, stacks, card_ke
                     w2[b] = call[o, b] * bb_draw[o, b, m2] * stacks[b]
                 k = size[m2]
                 if not done[k]:
-                    for m1 in range(m_count):
-                        rank1[k, m1] = _rank(keys[0, m1] + prefix[k + size[m1]] - prefix[k], table, flush_offset)
+                    for s in range(n_stubs):
+                        for m1 in range(m_count):
+                            rank1[s, k, m1] = _rank(keys[0, m1] + prefix[s, k + size[m1]] - prefix[s, k], table,
+                                                    flush_offset)
                     done[k] = True
-                r2 = _rank(keys[1, m2] + prefix[k], table, flush_offset)
-                for m1 in range(m_count):  # branch-free: the sign of a pair is a coin toss to the CPU
-                    sign = float(np.sign(r2 - rank1[k, m1]))
+                count[:] = 0.0
+                for s in range(n_stubs):  # branch-free: the sign of a pair is a coin toss to the CPU
+                    r2 = _rank(keys[1, m2] + prefix[s, k], table, flush_offset)
+                    for m1 in range(m_count):
+                        count[m1] += np.sign(r2 - rank1[s, k, m1])
+                for m1 in range(m_count):
                     for b in range(b_count):
-                        x[k, m1, b] += sign * w2[b]
+                        x[k, m1, b] += count[m1] * w2[b]
+        scale = 1.0 / n_stubs
         for k in range(h + 1):
             for m1 in range(m_count):
                 for b in range(b_count):
-                    x_out[g, k, b, m1] = x[k, m1, b]
+                    x_out[g, k, b, m1] = x[k, m1, b] * scale
         for b in range(b_count):
             fold_out[g, b] = fold[b]
     return x_out, fold_out
@@ -192,17 +237,20 @@ def big_blind_sums(starts, can1, can2, stub, theirs, push, btn_draw, stacks, car
                    size, low_bit):
     """The big blind's sums per class: (values (G, B, M) draw values, fold (G, B) = minus the sum
     over deals of the button's push) for classes whose deals are [starts[g], starts[g + 1]); deal
-    d faces button row theirs[d] of ``push`` (U, B) and ``btn_draw`` (U, H+1, B, M)."""
+    d faces button row theirs[d] of ``push`` (U, B) and ``btn_draw`` (U, H+1, B, M). ``stub``
+    holds S stubs per deal (2H S rows): a deal's draw values are the mean over its stubs."""
     g_count, h, b_count, m_count = len(starts) - 1, can1.shape[0], len(stacks), len(size)
+    n_stubs = stub.shape[0] // (2 * h)
     v_out = np.zeros((g_count, b_count, m_count), np.float32)
     fold_out = np.zeros((g_count, b_count), np.float32)
     values = np.zeros((m_count, b_count))
     fold = np.zeros(b_count)
     keys = np.empty((2, m_count), np.int64)
-    prefix = np.zeros(2 * h + 1, np.int64)
+    prefix = np.zeros((n_stubs, 2 * h + 1), np.int64)
     stake = np.empty(b_count)
     coef = np.empty((m_count, b_count))
-    rank1 = np.empty(m_count, np.int64)
+    rank1 = np.empty((n_stubs, m_count), np.int64)
+    count = np.empty(m_count)
     live, n_live = live_masks(btn_draw)
     by_size = np.argsort(size, kind="mergesort")  # masks by draw count: group k is by_size[first[k]:first[k + 1]]
     first = np.zeros(h + 2, np.int64)
@@ -225,23 +273,29 @@ def big_blind_sums(starts, can1, can2, stub, theirs, push, btn_draw, stacks, car
             _deal_keys(can1, can2, stub, d, card_keys, low_bit, keys, prefix)
             for k in range(h + 1):
                 n = n_live[o, k]
+                if n == 0:
+                    continue
                 for i in range(n):
                     m1 = live[o, k, i]
                     for b in range(b_count):
                         coef[i, b] = stake[b] * btn_draw[o, k, b, m1]
-                    rank1[i] = _rank(keys[0, m1] + prefix[k + size[m1]] - prefix[k], table, flush_offset)
-                if n == 0:
-                    continue
+                    for s in range(n_stubs):
+                        rank1[s, i] = _rank(keys[0, m1] + prefix[s, k + size[m1]] - prefix[s, k], table,
+                                            flush_offset)
                 for j in range(first[k], first[k + 1]):
                     m2 = by_size[j]
-                    r2 = _rank(keys[1, m2] + prefix[k], table, flush_offset)
+                    count[:n] = 0.0
+                    for s in range(n_stubs):
+                        r2 = _rank(keys[1, m2] + prefix[s, k], table, flush_offset)
+                        for i in range(n):
+                            count[i] += np.sign(r2 - rank1[s, i])
                     for i in range(n):
-                        sign = float(np.sign(r2 - rank1[i]))
                         for b in range(b_count):
-                            values[m2, b] += sign * coef[i, b]
+                            values[m2, b] += count[i] * coef[i, b]
+        scale = 1.0 / n_stubs
         for m2 in range(m_count):
             for b in range(b_count):
-                v_out[g, b, m2] = values[m2, b]
+                v_out[g, b, m2] = values[m2, b] * scale
         for b in range(b_count):
             fold_out[g, b] = fold[b]
     return v_out, fold_out
@@ -256,7 +310,7 @@ def deal_values(c1, c2, can1, can2, stub, push, btn_draw, call, bb_draw, stacks,
     n, h, b_count, m_count = len(c1), can1.shape[0], len(stacks), len(size)
     out = np.empty((n, b_count))
     keys = np.empty((2, m_count), np.int64)
-    prefix = np.zeros(2 * h + 1, np.int64)
+    prefix = np.zeros((1, 2 * h + 1), np.int64)
     rank1 = np.empty((h + 1, m_count), np.int64)
     done = np.zeros(h + 1, np.bool_)
     shown = np.empty(b_count)
@@ -278,9 +332,9 @@ def deal_values(c1, c2, can1, can2, stub, push, btn_draw, call, bb_draw, stacks,
                 k = size[m2]
                 if not done[k]:
                     for m1 in range(m_count):
-                        rank1[k, m1] = _rank(keys[0, m1] + prefix[k + size[m1]] - prefix[k], table, flush_offset)
+                        rank1[k, m1] = _rank(keys[0, m1] + prefix[0, k + size[m1]] - prefix[0, k], table, flush_offset)
                     done[k] = True
-                r2 = _rank(keys[1, m2] + prefix[k], table, flush_offset)
+                r2 = _rank(keys[1, m2] + prefix[0, k], table, flush_offset)
                 for m1 in range(m_count):
                     sign = float(np.sign(r2 - rank1[k, m1]))
                     for b in range(b_count):

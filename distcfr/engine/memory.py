@@ -184,13 +184,13 @@ def sampled_estimate(kernel, batch: int, n_shards: int, workers: int) -> MemoryE
     rows = -(-kernel.n_classes // max(workers, 1))
     shard_rows = -(-kernel.n_classes // n_shards)
     shard_deals = -(-batch // n_shards) + shard_rows
-    shard = shard_rows * per_class * 4 * 6 + shard_deals * 4 * kernel.hand * 4 * 12  # sums, update; deals, shuffle
+    shard = shard_rows * per_class * 4 * 6 + shard_deals * kernel.deal_width * 4 * 12  # sums, update; deals, shuffle
     publish = min(PUBLISH_ROWS, rows) * per_class * (4 + 2)  # the buffers of published float32 and float16 rows
     per_worker = 2 * rows * per_class * 4 + shard + publish + PROCESS_BASE + 64_000_000  # rank and class lookups
     if workers > 1:  # on a cluster: a half's deals drawn ahead, and the rows other nodes send (float32 at most)
         deals = -(-batch // workers) + rows
         player_cells = max(sum(int(np.prod(b.shape)) for b in kernel.blocks if b.player == p) for p in (0, 1))
-        per_worker += deals * kernel.hand * 4 * 6 + min(kernel.n_classes - rows, deals) * player_cells * 4
+        per_worker += deals * kernel.deal_width * 6 + min(kernel.n_classes - rows, deals) * player_cells * 4
     coordinator = strategy + CHECKPOINT_STREAM
     bracket = strategy // 2  # the float16 average, published by the workers beside the current strategy
     return MemoryEstimate(coordinator, 0, per_worker, workers, 0, bracket)

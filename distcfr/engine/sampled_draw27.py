@@ -38,6 +38,7 @@ from distcfr.games.hand_classes import combinations, hand_classes
 _WORK = np.float32  # sigma gathers and per-deal products; class sums are float64
 MAX_STACK = 1e6  # BB: values, products and sums of many deals stay far inside float32's range
 _GATHER_BYTES = 1 << 24  # the other player's strategy rows a compiled class-sums call copies at most
+STUBS = 4  # stubs drawn per pair of hands in a training deal (see SampledDraw27.stubs)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -83,6 +84,10 @@ class SampledDraw27:
         self.bounds = list(zip(ends - np.bincount(self.mask_size), ends))  # [lo, hi) of each group k
         self.low_bit = np.array([(x & -x).bit_length() - 1 for x in range(m)])  # (M,) lowest discarded position
         self._hand_index: tuple | None = None
+        # The stub is most of a deal's noise (68% of the button's per-deal variance, 83% of the big
+        # blind's, on draw27(8,2,3)) but a small part of its cost: a training deal draws STUBS of them
+        # for its pair of hands and its values are their mean.
+        self.stubs = STUBS
 
     def hand_index(self) -> tuple:
         """(deck_place (52,), choose (N+1, H+1), hand_class (C(N, H),), hand_order (C(N, H), H)): what
@@ -120,6 +125,11 @@ class SampledDraw27:
     # per player, the blocks a best response sets, in order: the draws first (from summed counterfactual
     # values), then push or call given the chosen draws
     response_order = (("btn_draw", "btn_push"), ("bb_draw", "bb_call"))
+
+    @property
+    def deal_width(self) -> int:
+        """Cards in a training deal (:meth:`sample_blocks_deals` with :attr:`stubs` stubs)."""
+        return 2 * self.hand * (1 + self.stubs)
 
     @property
     def n_classes(self) -> int:
@@ -165,19 +175,23 @@ class SampledDraw27:
         return self.sample_blocks_deals(seed, [key], player, first, [counts])
 
     def sample_blocks_deals(self, seed: int, keys: list[tuple[int, int, int]], player: int, first: int,
-                            counts: list[np.ndarray]) -> np.ndarray:
+                            counts: list[np.ndarray], stubs: int = 1) -> np.ndarray:
         """The deals of :meth:`sample_class_deals` of consecutive runs of classes from ``first``, run i
         with ``counts[i]`` and the stream keyed by (seed, *keys[i]), in one call: the same deals as
-        one call per run (each deal's cards are its own row's), for less fixed work per run."""
+        one call per run (each deal's cards are its own row's), for less fixed work per run. With
+        ``stubs`` > 1 each deal holds that many stubs, (n, 2H + 2H stubs) (:func:`~distcfr.engine.
+        draw27_compiled.draw_deals`): :meth:`class_sums` gives the mean over a deal's stubs."""
         deck, h = self.classes.deck, self.hand
         counts = [np.asarray(c) for c in counts]
         every = np.concatenate(counts) if len(counts) > 1 else counts[0]
         hands = np.repeat(self.classes.representative(np.arange(first, first + len(every))), every, axis=0)
         if not len(hands):
-            return np.empty((0, 4 * h), dtype=np.int32)
-        words = [_stream_words(seed, key, int(c.sum()) * 3 * h) for key, c in zip(keys, counts) if c.sum()]
-        words = (np.concatenate(words) if len(words) > 1 else words[0]).reshape(len(hands), 3 * h)
-        return compiled.draw_deals(hands.astype(np.int32), player, words, self.hand_index()[0], deck.astype(np.int32))
+            return np.empty((0, 2 * h + 2 * h * stubs), dtype=np.int32)
+        per_deal = compiled.stub_words(h, stubs)
+        words = [_stream_words(seed, key, int(c.sum()) * per_deal) for key, c in zip(keys, counts) if c.sum()]
+        words = (np.concatenate(words) if len(words) > 1 else words[0]).reshape(len(hands), per_deal)
+        return compiled.draw_deals(hands.astype(np.int32), player, words, self.hand_index()[0], deck.astype(np.int32),
+                                   stubs)
 
     def other_classes(self, deals: np.ndarray, player: int) -> tuple[np.ndarray, np.ndarray]:
         """((D,) classes, (H, D) canonical orders) of the hands of the player other than ``player``
@@ -187,7 +201,7 @@ class SampledDraw27:
 
     def _columns(self, deals: np.ndarray, known: tuple[int, np.ndarray] | None = None,
                  other: tuple | None = None):
-        """Classes and canonical orders of both hands: (c1, c2 (D,), can1, can2 (H, D), stub (2H, D)).
+        """Classes and canonical orders of both hands: (c1, c2 (D,), can1, can2 (H, D), stubs (2H S, D)).
         ``known`` = (player, (D,) classes): that player's hands are those classes' representatives,
         whose canonical order is ascending card id (as drawn by :meth:`sample_class_deals`): not
         classified again; nor are the other player's with ``other`` (:meth:`other_classes`)."""
@@ -235,7 +249,8 @@ class SampledDraw27:
         i-th class present, in class order). The same sums as :meth:`cfr_values`, computed per
         class: a class's deals are one contraction (the deal and the other player's mask together),
         a batched matmul over the classes, so nothing per deal is stored. A class's sums depend only
-        on its own deals, whatever else is in the call.
+        on its own deals, whatever else is in the call. Deals of several stubs
+        (:meth:`sample_blocks_deals`) count the mean over a deal's stubs.
 
         With w2 = the big blind's reach times the stake per mask and Wt the showdown signs, per
         draw-count group k: the button's draw values X_k = sum_deals w2_k Wt_k, its push value
