@@ -84,10 +84,7 @@ class SampledDraw27:
         self.bounds = list(zip(ends - np.bincount(self.mask_size), ends))  # [lo, hi) of each group k
         self.low_bit = np.array([(x & -x).bit_length() - 1 for x in range(m)])  # (M,) lowest discarded position
         self._hand_index: tuple | None = None
-        # The stub is most of a deal's noise (68% of the button's per-deal variance, 83% of the big
-        # blind's, on draw27(8,2,3)) but a small part of its cost: a training deal draws STUBS of them
-        # for its pair of hands and its values are their mean.
-        self.stubs = STUBS
+        self.stubs = STUBS  # per training deal: the stub is most of a deal's noise, a small part of its cost
 
     def hand_index(self) -> tuple:
         """(deck_place (52,), choose (N+1, H+1), hand_class (C(N, H),), hand_order (C(N, H), H)): what
@@ -314,7 +311,8 @@ class SampledDraw27:
                 "bb_draw": (values, n * q)}
 
     def deal_values(self, sigma: dict[str, np.ndarray], deals: np.ndarray) -> np.ndarray:
-        """(D, B) float64 button payoff of each deal when both players follow ``sigma`` (draws in expectation)."""
+        """(D, B) float64 button payoff of each deal when both players follow ``sigma`` (draws in
+        expectation), deals of one stub (a further stub is not read)."""
         c1, c2, can1, can2, stub = self._columns(deals)
         out = np.empty((len(c1), len(self.stacks)))
         row_bytes = sum(4 * int(np.prod(b.shape)) for b in self.blocks)
