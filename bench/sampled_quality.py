@@ -80,12 +80,12 @@ def run_one(spec: str, variant: str, seed: int, budget: float, first: float) -> 
     algorithm, per_class, stubs = parse_variant(variant)
     kernel = sampled_kernel(game)  # the one this process's solver uses (workers=0)
     batch = None if per_class is None else per_class * kernel.n_classes
-    kernel.stubs = stubs or STUBS
+    saved, kernel.stubs = kernel.stubs, stubs or STUBS
     try:
         return {"config": spec, "variant": variant, "seed": seed,
                 "curve": _curve(game, algorithm, batch, seed, budget, first)}
     finally:
-        kernel.stubs = STUBS
+        kernel.stubs = saved
 
 
 def _curve(game, algorithm: str, batch: int | None, seed: int, budget: float, first: float) -> list:
