@@ -11,7 +11,8 @@ at a geometric series of CPU times (the budget, half of it, a quarter, ... down 
 ``--first``) the average strategy (as ``average_strategy()`` gives it: float16, what files keep)
 is evaluated exactly; evaluation time is taken off the clock. A variant is a sampled rule name,
 optionally with ``@N``: N deals per hand class per half-iteration (the default batch otherwise),
-and ``*S``: S stubs per deal (the kernel's ``STUBS`` otherwise; ``lcfr-flat*1`` is one stub a deal);
+and ``*S``: S stubs per deal (the kernel's ``STUBS`` otherwise; ``lcfr-flat*1`` is one stub a deal),
+and ``%0`` / ``%1``: the other hand drawn / walked in each class's cycle (the kernel's ``CYCLE`` otherwise);
 for leads not in the registry, ``pR-S`` weighs regrets by t^R and strategy sums by t^S, ``capN-S``
 regrets by min(t, N) and sums by min(t, N)^S (``lcfr-flat`` is ``cap1000-2``), ``RULE~A``
 is RULE's regrets with sums weighted t^A, and ``!RULE`` applies a rule the sampled solver refuses
@@ -34,14 +35,15 @@ CONFIGS = ("draw27(ranks=8,suits=2,hand=3,stacks=10)", "draw27(ranks=13,suits=1,
            "draw27(ranks=7,suits=4,hand=2,stacks=10)")
 
 
-def parse_variant(variant: str) -> tuple[str, int | None, int | None]:
+def parse_variant(variant: str) -> tuple[str, int | None, int | None, bool | None]:
     """(algorithm, deals per class per half-iteration or None for the default batch, stubs per deal
-    or None for the kernel's). The leads not in the registry (``pR-S``, ``capN-S``, ``rule~a``) are
-    registered here for the run."""
+    or None for the kernel's, cycle or None for the kernel's). The leads not in the registry
+    (``pR-S``, ``capN-S``, ``rule~a``) are registered here for the run."""
     import dataclasses
 
     from distcfr.engine.rules import RULES
 
+    variant, _, cycle = variant.partition("%")
     variant, _, stubs = variant.partition("*")
     algorithm, _, per_class = variant.partition("@")
     lead = None
@@ -59,7 +61,8 @@ def parse_variant(variant: str) -> tuple[str, int | None, int | None]:
         kind, weight, sum_weight = lead
         RULES[algorithm] = dataclasses.replace(kind, name=algorithm, sampled_weight=weight,
                                                sampled_sum_weight=sum_weight)
-    return algorithm, int(per_class) if per_class else None, int(stubs) if stubs else None
+    return (algorithm, int(per_class) if per_class else None, int(stubs) if stubs else None,
+            bool(int(cycle)) if cycle else None)
 
 
 def checkpoints(budget: float, first: float) -> list[float]:
@@ -73,19 +76,20 @@ def checkpoints(budget: float, first: float) -> list[float]:
 def run_one(spec: str, variant: str, seed: int, budget: float, first: float) -> dict:
     """Solve for ``budget`` CPU-seconds; the curve [(cpu seconds, iterations, exploitability)]."""
     from distcfr.engine.kernels import sampled_kernel
-    from distcfr.engine.sampled_draw27 import STUBS
+    from distcfr.engine.sampled_draw27 import CYCLE, STUBS
     from distcfr.games.registry import load_game
 
     game = load_game(spec)
-    algorithm, per_class, stubs = parse_variant(variant)
+    algorithm, per_class, stubs, cycle = parse_variant(variant)
     kernel = sampled_kernel(game)  # the one this process's solver uses (workers=0)
     batch = None if per_class is None else per_class * kernel.n_classes
-    saved, kernel.stubs = kernel.stubs, stubs or STUBS
+    saved = kernel.stubs, kernel.cycle
+    kernel.stubs, kernel.cycle = stubs or STUBS, CYCLE if cycle is None else cycle
     try:
         return {"config": spec, "variant": variant, "seed": seed,
                 "curve": _curve(game, algorithm, batch, seed, budget, first)}
     finally:
-        kernel.stubs = saved
+        kernel.stubs, kernel.cycle = saved
 
 
 def _curve(game, algorithm: str, batch: int | None, seed: int, budget: float, first: float) -> list:

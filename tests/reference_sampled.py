@@ -234,7 +234,9 @@ def solve_sampled(ranks: int, suits: int, hand: int, stacks, iterations: int, ba
         for player in (0, 1):
             sigma = {name: regret_matching(r) for name, r in regrets.items()}
             counts = np.bincount(np.arange((t - 1) * batch, t * batch) % game.n_classes, minlength=game.n_classes)
-            deals = game.sample_blocks_deals(seed, [(2, 2 * t + player, 0)], player, 0, [counts], game.stubs)
+            before = (t - 1) * batch // game.n_classes + (np.arange(game.n_classes) < (t - 1) * batch % game.n_classes)
+            deals = game.sample_blocks_deals(seed, [(2, 2 * t + player, 0)], player, 0, [counts], game.stubs,
+                                             before if game.cycle else None)
             for name, (rows, q, reach) in stub_mean_values(game, sigma, deals, players=(player,)).items():
                 s = sigma[name][rows]
                 regrets[name][rows] += weight(t) * (q - (s * q).sum(-1, keepdims=True))

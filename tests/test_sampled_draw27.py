@@ -462,3 +462,40 @@ def test_every_stub_is_uniform_given_the_hands_and_independent_of_the_others():
     assert len(cells) == 7 * 6 * 6
     dof = cells.size - 1
     assert _chi_square(cells) < dof + 6 * math.sqrt(2 * dof)
+
+
+@pytest.mark.parametrize("player", [0, 1])
+def test_a_class_meets_every_other_hand_once_per_cycle_from_a_fresh_start(player):
+    """Training deals walk the other hand in the class's cycle: the first C(N - H, H) deals of a
+    class hold every hand of the rest of the deck once, the next as many again from another start;
+    a call that starts where the last one stopped goes on with the same hands, and the stubs are
+    the rest of the deck's cards."""
+    game = SampledDraw27(8, 2, 3)
+    hands = math.comb(16 - 3, 3)
+    deals = game.sample_blocks_deals(11, [(2, 7, 0)], player, 5, [np.array([2 * hands])], 4, np.array([0]))
+    own = set(deals[0, player * 3:player * 3 + 3].tolist())
+    other = np.sort(deals[:, (1 - player) * 3:(2 - player) * 3], axis=1)
+    for cycle in (other[:hands], other[hands:]):
+        assert len({tuple(x) for x in cycle.tolist()}) == hands
+        assert not any(own & set(x) for x in cycle.tolist())
+    assert (other[:hands] != other[hands:]).any(1).mean() > 0.9  # a fresh start
+    for s in range(4):  # every stub: 6 cards that neither hand holds
+        cards = np.concatenate([deals[:, :6], deals[:, 6 + 6 * s:12 + 6 * s]], axis=1)
+        assert all(len(set(row)) == 12 for row in cards.tolist())
+    later = game.sample_blocks_deals(11, [(2, 7, 0)], player, 5, [np.array([10])], 4, np.array([hands - 4]))
+    assert np.array_equal(np.sort(later[:, (1 - player) * 3:(2 - player) * 3], axis=1), other[hands - 4:hands + 6])
+
+
+def test_the_other_hand_of_a_cycle_deal_is_uniform_and_pairs_of_places_differ():
+    """A cycle's start is named by the seed: over seeds, the other hand at a place is uniform over the
+    C(6, 2) hands (chi-square, a 6-sigma bar), and two places of one cycle never hold the same hand."""
+    game = SampledDraw27(4, 2, 2)
+    seeds = 30_000
+    picks = np.array([game.sample_blocks_deals(seed, [(2, 1, 0)], 0, 0, [np.array([2])], 1, np.array([6]))[:, 2:4]
+                      for seed in range(seeds)])  # (seeds, 2 places, 2 cards)
+    ids = np.sort(picks, axis=2) @ np.array([64, 1])
+    assert (ids[:, 0] != ids[:, 1]).all()
+    cells = np.unique(ids[:, 0], return_counts=True)[1]
+    assert len(cells) == 15
+    dof = cells.size - 1
+    assert _chi_square(cells) < dof + 6 * math.sqrt(2 * dof)

@@ -305,7 +305,8 @@ class ClassBlockGroup:
         counts = class_deal_counts(self.batch, self.kernel.n_classes, iteration, lo, hi)
         keys = [(STREAM_DOMAIN, 2 * iteration + player, b) for b in range(block, end)]
         cuts = np.split(counts, self.bounds[block + 1:end] - lo)
-        return self.kernel.sample_blocks_deals(self.seed, keys, player, lo, cuts, self.kernel.stubs), counts
+        before = class_visits(self.batch, self.kernel.n_classes, iteration - 1)[lo:hi] if self.kernel.cycle else None
+        return self.kernel.sample_blocks_deals(self.seed, keys, player, lo, cuts, self.kernel.stubs, before), counts
 
     def update(self, rule: Rule, iteration: int, name: str, at: slice, got, sigma: np.ndarray) -> None:
         """Add a block's sums ``got`` to block ``name``'s rows ``at`` (those of the block), played

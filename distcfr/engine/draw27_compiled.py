@@ -50,7 +50,7 @@ def draw_deals(own, player, words, deck_place, deck, stubs):
     (exactly uniform too). So every stub is uniform given both hands, and the stubs are
     independent given them. ``deck_place``: card id -> place in ``deck``."""
     n, h = own.shape
-    size, picks = len(deck), 3 * h
+    size = len(deck)
     out = np.empty((n, 2 * h + 2 * h * stubs), np.int32)
     mine, theirs = player * h, (1 - player) * h
     rest = np.empty(size, np.int32)
@@ -66,35 +66,132 @@ def draw_deals(own, player, words, deck_place, deck, stubs):
             else:
                 rest[r] = deck[i]
                 r += 1
-        for i in range(picks):
+        for i in range(h):
             j = i + _below(words[d, i], r - i)
             card = rest[j]
             rest[j] = rest[i]
             rest[i] = card
-            out[d, theirs + i if i < h else h + i] = card
-        w, pieces, word = picks, 0, np.uint64(0)
-        for s in range(1, stubs):
-            for i in range(h, picks):
-                bound = np.uint64(r - i)
-                while True:  # Lemire's multiply-and-reject on 16 bits
-                    if pieces == 0:
-                        if w < words.shape[1]:
-                            word = words[d, w]
-                            w += 1
-                        else:  # the spare word spent on rejections too (never seen in practice)
-                            word = (word ^ (word >> np.uint64(31))) * _FALLBACK
-                        pieces = 4
-                    product = (word & np.uint64(0xFFFF)) * bound
-                    word >>= np.uint64(16)
-                    pieces -= 1
-                    low = product & np.uint64(0xFFFF)
-                    if low >= bound or low >= np.uint64(65536) % bound:
-                        break
-                j = i + np.int64(product >> np.uint64(16))
-                card = rest[j]
-                rest[j] = rest[i]
-                rest[i] = card
-                out[d, h + 2 * h * s + i] = card
+            out[d, theirs + i] = card
+        _draw_stubs(out, d, rest, r, h, stubs, words, h)
+    return out
+
+
+@numba.njit(**_JIT)
+def _draw_stubs(out, d, rest, r, h, stubs, words, w0):
+    """Deal d's stubs (columns 2H on of ``out``) from the cards rest[H:r] neither hand holds: the first
+    2H places of a partial Fisher-Yates shuffle, word w0 + i a pick; each further stub shuffles them
+    again, a 16-bit piece of the words after a pick (Lemire's multiply-and-reject: exactly uniform)."""
+    for i in range(h, 3 * h):
+        j = i + _below(words[d, w0 + i - h], r - i)
+        card = rest[j]
+        rest[j] = rest[i]
+        rest[i] = card
+        out[d, h + i] = card
+    w, pieces, word = w0 + 2 * h, 0, np.uint64(0)
+    for s in range(1, stubs):
+        for i in range(h, 3 * h):
+            bound = np.uint64(r - i)
+            while True:  # Lemire's multiply-and-reject on 16 bits
+                if pieces == 0:
+                    if w < words.shape[1]:
+                        word = words[d, w]
+                        w += 1
+                    else:  # the spare word spent on rejections too (never seen in practice)
+                        word = (word ^ (word >> np.uint64(31))) * _FALLBACK
+                    pieces = 4
+                product = (word & np.uint64(0xFFFF)) * bound
+                word >>= np.uint64(16)
+                pieces -= 1
+                low = product & np.uint64(0xFFFF)
+                if low >= bound or low >= np.uint64(65536) % bound:
+                    break
+            j = i + np.int64(product >> np.uint64(16))
+            card = rest[j]
+            rest[j] = rest[i]
+            rest[i] = card
+            out[d, h + 2 * h * s + i] = card
+
+
+def cycle_words(h: int, stubs: int) -> int:
+    """Random words :func:`draw_cycle_deals` reads per deal: :func:`stub_words` less the other hand's."""
+    return stub_words(h, stubs) - h
+
+
+@numba.njit(inline="always")
+def _mix(x):
+    """splitmix64's finaliser: a bijective scramble of a 64-bit word."""
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+@numba.njit(**_JIT)
+def cycle_map(size, key):
+    """(a, b): the permutation i -> (a i + b) mod size of range(size) a cycle walks, b uniform from
+    ``key`` and a the first unit mod size from size / golden ratio: successive places land far apart
+    (the golden ratio's multiples mod 1 spread evenly), so a class's deals of one iteration spread over
+    the colex order of the other hands, which is nearly their order of strength (highest card first)."""
+    b = np.int64(_mix(key) % np.uint64(size))
+    a = max(np.int64(1), np.int64(size * 0.6180339887498949))
+    while size > 1:  # the next unit from there (gcd by Euclid)
+        x, y = a, size
+        while y:
+            x, y = y, x % y
+        if x == 1:
+            break
+        a = a % (size - 1) + 1
+    return a, b
+
+
+@numba.njit(**_JIT)
+def draw_cycle_deals(own, player, positions, keys, words, deck_place, deck, stubs, choose):
+    """:func:`draw_deals` with the other hand walked in a cycle instead of drawn: deal d's is hand
+    number (a i + b) mod R (:func:`cycle_map`; i = positions[d] mod R) in colex order of the R =
+    C(N - H, H) hands of the rest of the deck, b named by ``keys[d]`` and the cycle's count
+    (positions[d] // R). So a class's successive deals meet every other hand once per cycle, from a
+    fresh starting point each cycle, the deals of one visit spread over the other hands' strength,
+    and each deal's other hand is uniform (b is). The stubs as :func:`draw_deals`', from ``words``
+    (n, :func:`cycle_words`). ``choose``: binomials (N + 1, H + 1)."""
+    n, h = own.shape
+    size = len(deck)
+    out = np.empty((n, 2 * h + 2 * h * stubs), np.int32)
+    mine, theirs = player * h, (1 - player) * h
+    rest = np.empty(size, np.int32)
+    taken = np.zeros(size, np.bool_)
+    hands = choose[size - h, h]
+    picked = np.empty(h, np.int64)
+    a, b, last = np.int64(1), np.int64(0), np.uint64(0)
+    for d in range(n):
+        for j in range(h):
+            taken[deck_place[own[d, j]]] = True
+            out[d, mine + j] = own[d, j]
+        r = 0
+        for i in range(size):
+            if taken[i]:
+                taken[i] = False
+            else:
+                rest[r] = deck[i]
+                r += 1
+        cycle = positions[d] // hands
+        key = keys[d] + np.uint64(cycle) * _FALLBACK
+        if d == 0 or key != last:  # a class's deals come together: its map is drawn once a cycle
+            a, b = cycle_map(hands, key)
+            last = key
+        index = (a * (positions[d] - cycle * hands) + b) % hands
+        top = r
+        for j in range(h, 0, -1):  # colex unranking: places picked[h-1] > ... > picked[0]
+            p = top - 1  # the largest place p below the last with C(p, j) <= index (C(j - 1, j) = 0)
+            while choose[p, j] > index:
+                p -= 1
+            index -= choose[p, j]
+            picked[j - 1] = p
+            top = p
+        for i in range(h):  # ascending: each pick is still in place when swapped to the front
+            card = rest[picked[i]]
+            rest[picked[i]] = rest[i]
+            rest[i] = card
+            out[d, theirs + i] = card
+        _draw_stubs(out, d, rest, r, h, stubs, words, 0)
     return out
 
 

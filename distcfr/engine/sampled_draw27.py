@@ -10,7 +10,8 @@ suit-isomorphic hands, the stack axis next to the action axis so one gather brin
   stack, mask], player 0; ``bb_call`` (C, B, 2) [fold, call] and ``bb_draw`` (C, B, M), player 1.
 
 Discard mask bit j discards position j of the hand's canonical card order. Deals come from counter-based
-streams (Philox keyed by the seed and the caller's key). The deal loops are compiled
+streams (Philox keyed by the seed and the caller's key); a solve's deals walk each class's other hands in a
+cycle (``cycle``) and draw several stubs (``stubs``). The deal loops are compiled
 (:mod:`distcfr.engine.draw27_compiled`): ``class_sums`` sums a hand class's deals in order, so a class's
 sums depend only on its own deals, whatever else shares the call, and a run is the same on any number of
 workers; ``deal_values`` gives payoffs per deal (simulated matches, the exploitability bracket). The
@@ -39,6 +40,9 @@ _WORK = np.float32  # sigma gathers and per-deal products; class sums are float6
 MAX_STACK = 1e6  # BB: values, products and sums of many deals stay far inside float32's range
 _GATHER_BYTES = 1 << 24  # the other player's strategy rows a compiled class-sums call copies at most
 STUBS = 4  # stubs drawn per pair of hands in a training deal (see SampledDraw27.stubs)
+CYCLE = True  # training deals walk each class's other hands in a cycle (see SampledDraw27.cycle)
+CYCLE_DOMAIN = 3  # the stream keyed (seed, 3, player, 0) names the cycles' starts
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -85,6 +89,7 @@ class SampledDraw27:
         self.low_bit = np.array([(x & -x).bit_length() - 1 for x in range(m)])  # (M,) lowest discarded position
         self._hand_index: tuple | None = None
         self.stubs = STUBS  # per training deal: the stub is most of a deal's noise, a small part of its cost
+        self.cycle = CYCLE  # a class's training deals meet the other hands in a cycle, spread over their strength
 
     def hand_index(self) -> tuple:
         """(deck_place (52,), choose (N+1, H+1), hand_class (C(N, H),), hand_order (C(N, H), H)): what
@@ -172,23 +177,34 @@ class SampledDraw27:
         return self.sample_blocks_deals(seed, [key], player, first, [counts])
 
     def sample_blocks_deals(self, seed: int, keys: list[tuple[int, int, int]], player: int, first: int,
-                            counts: list[np.ndarray], stubs: int = 1) -> np.ndarray:
+                            counts: list[np.ndarray], stubs: int = 1, before: np.ndarray | None = None) -> np.ndarray:
         """The deals of :meth:`sample_class_deals` of consecutive runs of classes from ``first``, run i
         with ``counts[i]`` and the stream keyed by (seed, *keys[i]), in one call: the same deals as
         one call per run (each deal's cards are its own row's), for less fixed work per run. With
         ``stubs`` > 1 each deal holds that many stubs, (n, 2H + 2H stubs) (:func:`~distcfr.engine.
-        draw27_compiled.draw_deals`): :meth:`class_sums` gives the mean over a deal's stubs."""
+        draw27_compiled.draw_deals`): :meth:`class_sums` gives the mean over a deal's stubs. With
+        ``before`` (per class, its deals drawn before these) the other hand is not drawn but walked in
+        the class's cycle (:func:`~distcfr.engine.draw27_compiled.draw_cycle_deals`, the starts named by
+        the seed and the player): still uniform deal by deal, every other hand once per cycle, and one
+        visit's deals spread over the other hands' strength (less noise a visit: stratified)."""
         deck, h = self.classes.deck, self.hand
         counts = [np.asarray(c) for c in counts]
         every = np.concatenate(counts) if len(counts) > 1 else counts[0]
         hands = np.repeat(self.classes.representative(np.arange(first, first + len(every))), every, axis=0)
         if not len(hands):
             return np.empty((0, 2 * h + 2 * h * stubs), dtype=np.int32)
-        per_deal = compiled.stub_words(h, stubs)
+        per_deal = compiled.stub_words(h, stubs) if before is None else compiled.cycle_words(h, stubs)
         words = [_stream_words(seed, key, int(c.sum()) * per_deal) for key, c in zip(keys, counts) if c.sum()]
         words = (np.concatenate(words) if len(words) > 1 else words[0]).reshape(len(hands), per_deal)
-        return compiled.draw_deals(hands.astype(np.int32), player, words, self.hand_index()[0], deck.astype(np.int32),
-                                   stubs)
+        place, choose = self.hand_index()[:2]
+        if before is None:
+            return compiled.draw_deals(hands.astype(np.int32), player, words, place, deck.astype(np.int32), stubs)
+        starts = np.repeat(np.cumsum(every) - every, every)
+        positions = np.repeat(np.asarray(before, np.int64), every) + np.arange(len(hands)) - starts
+        classes = np.repeat(np.arange(first, first + len(every), dtype=np.uint64), every)
+        cycle_keys = _stream_words(seed, (CYCLE_DOMAIN, player, 0), 1)[0] + classes * _GOLDEN  # wraps
+        return compiled.draw_cycle_deals(hands.astype(np.int32), player, positions, cycle_keys, words, place,
+                                         deck.astype(np.int32), stubs, choose)
 
     def other_classes(self, deals: np.ndarray, player: int) -> tuple[np.ndarray, np.ndarray]:
         """((D,) classes, (H, D) canonical orders) of the hands of the player other than ``player``
