@@ -130,26 +130,36 @@ def table(runs: list[dict], variants: list[str]) -> str:
 
 
 def plot(runs: list[dict], variants: list[str], path: str) -> None:
+    """Log-log curves per configuration: each variant's median over seeds (a thick line) over its
+    seeds' own (thin), one legend below the panels."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     configs = list(dict.fromkeys(r["config"] for r in runs))
-    fig, axes = plt.subplots(1, len(configs), figsize=(5 * len(configs), 4), squeeze=False)
+    fig, axes = plt.subplots(1, len(configs), figsize=(5 * len(configs), 4.6), squeeze=False)
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for ax, spec in zip(axes[0], configs):
         for i, v in enumerate(variants):
-            for j, r in enumerate(r for r in runs if r["config"] == spec and r["variant"] == v):
+            mine = [r for r in runs if r["config"] == spec and r["variant"] == v]
+            colour = colours[i % len(colours)]
+            for r in mine:
                 cpu, _, expl = zip(*r["curve"])
-                ax.loglog(cpu, 1000 * np.array(expl), "o-", color=colours[i % len(colours)], alpha=0.7,
-                          label=v if j == 0 else None, markersize=3)
+                ax.loglog(cpu, 1000 * np.array(expl), "-", color=colour, alpha=0.3, linewidth=0.8)
+            points = min((len(r["curve"]) for r in mine), default=0)
+            if points:
+                cpu = np.median([[c[0] for c in r["curve"][-points:]] for r in mine], axis=0)
+                med = np.median([[c[2] for c in r["curve"][-points:]] for r in mine], axis=0)
+                ax.loglog(cpu, 1000 * med, "o-", color=colour, linewidth=2, markersize=3,
+                          label=v if ax is axes[0][0] else None)
         ax.set_title(spec.replace("draw27", ""), fontsize=9)
         ax.set_xlabel("CPU seconds (one core)")
         ax.set_ylabel("exact exploitability (mBB per hand)")
         ax.grid(True, which="both", alpha=0.3)
-        ax.legend(fontsize=8)
-    fig.tight_layout()
+    fig.legend(loc="lower center", ncol=2, fontsize=8, title="median of the seeds (thick), each seed (thin)",
+               title_fontsize=8)
+    fig.tight_layout(rect=(0, 0.22, 1, 1))
     fig.savefig(path, dpi=120)
 
 
