@@ -12,7 +12,8 @@ at a geometric series of CPU times (the budget, half of it, a quarter, ... down 
 is evaluated exactly; evaluation time is taken off the clock. A variant is a sampled rule name,
 optionally with ``@N``: N deals per hand class per half-iteration (the default batch otherwise),
 and ``*S``: S stubs per deal (the kernel's ``STUBS`` otherwise; ``lcfr-flat*1`` is one stub a deal),
-and ``%0`` / ``%1``: the other hand drawn / walked in each class's cycle (the kernel's ``CYCLE`` otherwise);
+``%0`` / ``%1``: the other hand drawn / walked in each class's cycle (the kernel's ``CYCLE`` otherwise),
+and ``^0`` / ``^1``: a deal's stubs independent / spread over the deck (the kernel's ``SPREAD`` otherwise);
 for leads not in the registry, ``pR-S`` weighs regrets by t^R and strategy sums by t^S, ``capN-S``
 regrets by min(t, N) and sums by min(t, N)^S (``lcfr-flat`` is ``cap1000-2``), ``RULE~A``
 is RULE's regrets with sums weighted t^A, and ``!RULE`` applies a rule the sampled solver refuses
@@ -35,14 +36,15 @@ CONFIGS = ("draw27(ranks=8,suits=2,hand=3,stacks=10)", "draw27(ranks=13,suits=1,
            "draw27(ranks=7,suits=4,hand=2,stacks=10)")
 
 
-def parse_variant(variant: str) -> tuple[str, int | None, int | None, bool | None]:
+def parse_variant(variant: str) -> tuple[str, int | None, int | None, bool | None, bool | None]:
     """(algorithm, deals per class per half-iteration or None for the default batch, stubs per deal
-    or None for the kernel's, cycle or None for the kernel's). The leads not in the registry
-    (``pR-S``, ``capN-S``, ``rule~a``) are registered here for the run."""
+    or None for the kernel's, cycle and spread or None for the kernel's). The leads not in the
+    registry (``pR-S``, ``capN-S``, ``rule~a``) are registered here for the run."""
     import dataclasses
 
     from distcfr.engine.rules import RULES
 
+    variant, _, spread = variant.partition("^")
     variant, _, cycle = variant.partition("%")
     variant, _, stubs = variant.partition("*")
     algorithm, _, per_class = variant.partition("@")
@@ -62,7 +64,7 @@ def parse_variant(variant: str) -> tuple[str, int | None, int | None, bool | Non
         RULES[algorithm] = dataclasses.replace(kind, name=algorithm, sampled_weight=weight,
                                                sampled_sum_weight=sum_weight)
     return (algorithm, int(per_class) if per_class else None, int(stubs) if stubs else None,
-            bool(int(cycle)) if cycle else None)
+            bool(int(cycle)) if cycle else None, bool(int(spread)) if spread else None)
 
 
 def checkpoints(budget: float, first: float) -> list[float]:
@@ -76,20 +78,21 @@ def checkpoints(budget: float, first: float) -> list[float]:
 def run_one(spec: str, variant: str, seed: int, budget: float, first: float) -> dict:
     """Solve for ``budget`` CPU-seconds; the curve [(cpu seconds, iterations, exploitability)]."""
     from distcfr.engine.kernels import sampled_kernel
-    from distcfr.engine.sampled_draw27 import CYCLE, STUBS
+    from distcfr.engine.sampled_draw27 import CYCLE, SPREAD, STUBS
     from distcfr.games.registry import load_game
 
     game = load_game(spec)
-    algorithm, per_class, stubs, cycle = parse_variant(variant)
+    algorithm, per_class, stubs, cycle, spread = parse_variant(variant)
     kernel = sampled_kernel(game)  # the one this process's solver uses (workers=0)
     batch = None if per_class is None else per_class * kernel.n_classes
-    saved = kernel.stubs, kernel.cycle
+    saved = kernel.stubs, kernel.cycle, kernel.spread
     kernel.stubs, kernel.cycle = stubs or STUBS, CYCLE if cycle is None else cycle
+    kernel.spread = SPREAD if spread is None else spread
     try:
         return {"config": spec, "variant": variant, "seed": seed,
                 "curve": _curve(game, algorithm, batch, seed, budget, first)}
     finally:
-        kernel.stubs, kernel.cycle = saved
+        kernel.stubs, kernel.cycle, kernel.spread = saved
 
 
 def _curve(game, algorithm: str, batch: int | None, seed: int, budget: float, first: float) -> list:

@@ -1,11 +1,12 @@
 """How noisy is one visit of a hand class? The variance of a class's sums over one visit's deals (its
-counterfactual action values, every cell summed), with the other hand walked in the class's cycle
-against drawn, at the strategy of a short solve.
+counterfactual action values, every cell summed), at the strategy of a short solve: with the other
+hand walked in the class's cycle against drawn (``--compare cycle``, the stubs independent), or with
+a deal's stubs spread over the deck against independent (``--compare spread``, both cycled).
 
     OPENBLAS_NUM_THREADS=1 python bench/sampled_visit_variance.py [--game SPEC] [--warm 300]
-        [--per-class 36] [--repeats 200] [--classes 12]
+        [--per-class 36] [--repeats 200] [--classes 12] [--compare cycle|spread]
 
-Per player: the ratio of the summed variances (cycle / drawn) over ``--repeats`` visits of
+Per player: the ratio of the summed variances (new / old) over ``--repeats`` visits of
 ``--classes`` classes, each visit ``--per-class`` deals (a solve's visit: the batch over the classes)
 of the kernel's stubs; a cycle visit starts at a random place of its cycle.
 """
@@ -44,6 +45,7 @@ def main() -> None:
     parser.add_argument("--per-class", type=int, default=36)
     parser.add_argument("--repeats", type=int, default=200)
     parser.add_argument("--classes", type=int, default=12)
+    parser.add_argument("--compare", choices=("cycle", "spread"), default="cycle")
     args = parser.parse_args()
     game = load_game(args.game)
     kernel = sampled_kernel(game)
@@ -54,9 +56,13 @@ def main() -> None:
     rng = np.random.default_rng(0)
     classes = rng.choice(kernel.n_classes, size=min(args.classes, kernel.n_classes), replace=False)
     for player in (0, 1):
-        drawn, cycle = (visit_variance(kernel, sigma, player, classes, args.per_class, args.repeats, c, rng)
-                        for c in (False, True))
-        print(f"{args.game} player {player}: variance of a visit, cycle / drawn = {cycle / drawn:.3f}")
+        got = []
+        for new in (False, True):
+            kernel.spread = new if args.compare == "spread" else False
+            cycle = new if args.compare == "cycle" else True
+            got.append(visit_variance(kernel, sigma, player, classes, args.per_class, args.repeats, cycle, rng))
+        names = ("cycle / drawn" if args.compare == "cycle" else "spread stubs / independent stubs")
+        print(f"{args.game} player {player}: variance of a visit, {names} = {got[1] / got[0]:.3f}")
 
 
 if __name__ == "__main__":

@@ -499,3 +499,25 @@ def test_the_other_hand_of_a_cycle_deal_is_uniform_and_pairs_of_places_differ():
     assert len(cells) == 15
     dof = cells.size - 1
     assert _chi_square(cells) < dof + 6 * math.sqrt(2 * dof)
+
+
+def test_spread_stubs_are_each_uniform_given_the_hands_and_the_first_turned_round_the_deck():
+    """With ``spread`` a cycle deal's further stubs are its first one's places in the rest of the deck
+    (deck order) turned by s m / S: each stub is still uniform given both hands (chi-square over
+    (other hand, order of the 4 stub cards), a 6-sigma bar)."""
+    game = SampledDraw27(4, 2, 2)  # 8 cards: 2 mine, 2 theirs, every order of the other 4 a stub
+    assert game.spread
+    n = 150_000
+    deals = game.sample_blocks_deals(3, [(2, 0, 0)], 0, 0, [np.array([n])], 4, np.array([0]))
+    other = np.sort(deals[:, 2:4], axis=1)
+    _, other_id = np.unique(other[:, 0] * 64 + other[:, 1], return_inverse=True)
+    rest = np.array([[c for c in game.classes.deck.tolist() if c not in row[:4]] for row in deals.tolist()])
+    place = (deals[:, 4:8, None] == rest[:, None, :]).argmax(2)  # the first stub's places in the rest
+    for s in range(4):
+        stub = deals[:, 4 + 4 * s:8 + 4 * s]
+        assert np.array_equal(stub, np.take_along_axis(rest, (place + s) % 4, axis=1))  # turned by s 4 / 4
+        order = (np.argsort(stub, axis=1) * np.array([1, 4, 16, 64])).sum(1)
+        cells = np.unique(other_id * 4096 + order, return_counts=True)[1]
+        assert len(cells) == 15 * 24
+        dof = cells.size - 1
+        assert _chi_square(cells) < dof + 6 * math.sqrt(2 * dof)

@@ -42,6 +42,30 @@ def stub_words(h: int, stubs: int) -> int:
 
 
 @numba.njit(**_JIT)
+def _deal_buffers(n, h, size, stubs):
+    """(out (n, 2H + 2H stubs), rest (size,), taken (size,) all False): what drawing n deals writes in."""
+    return np.empty((n, 2 * h + 2 * h * stubs), np.int32), np.empty(size, np.int32), np.zeros(size, np.bool_)
+
+
+@numba.njit(**_JIT)
+def _own_hand_and_rest(own, d, mine, out, deck_place, deck, taken, rest):
+    """Write deal d's own hand at column ``mine`` of ``out`` and the rest of the deck, in deck order,
+    at the front of ``rest`` (``taken``: all False, left so); return how many cards rest holds."""
+    h = own.shape[1]
+    for j in range(h):
+        taken[deck_place[own[d, j]]] = True
+        out[d, mine + j] = own[d, j]
+    r = 0
+    for i in range(len(deck)):
+        if taken[i]:
+            taken[i] = False
+        else:
+            rest[r] = deck[i]
+            r += 1
+    return r
+
+
+@numba.njit(**_JIT)
 def draw_deals(own, player, words, deck_place, deck, stubs):
     """(n, 2H + 2H stubs) deals: player ``player`` holds ``own`` (n, H) deck cards; the other hand,
     then the first stub's 2H cards, are the first 3H places of a partial Fisher-Yates shuffle of
@@ -51,21 +75,10 @@ def draw_deals(own, player, words, deck_place, deck, stubs):
     independent given them. ``deck_place``: card id -> place in ``deck``."""
     n, h = own.shape
     size = len(deck)
-    out = np.empty((n, 2 * h + 2 * h * stubs), np.int32)
+    out, rest, taken = _deal_buffers(n, h, size, stubs)
     mine, theirs = player * h, (1 - player) * h
-    rest = np.empty(size, np.int32)
-    taken = np.zeros(size, np.bool_)
     for d in range(n):
-        for j in range(h):
-            taken[deck_place[own[d, j]]] = True
-            out[d, mine + j] = own[d, j]
-        r = 0
-        for i in range(size):
-            if taken[i]:
-                taken[i] = False
-            else:
-                rest[r] = deck[i]
-                r += 1
+        r = _own_hand_and_rest(own, d, mine, out, deck_place, deck, taken, rest)
         for i in range(h):
             j = i + _below(words[d, i], r - i)
             card = rest[j]
@@ -112,9 +125,10 @@ def _draw_stubs(out, d, rest, r, h, stubs, words, w0):
             out[d, h + 2 * h * s + i] = card
 
 
-def cycle_words(h: int, stubs: int) -> int:
-    """Random words :func:`draw_cycle_deals` reads per deal: :func:`stub_words` less the other hand's."""
-    return stub_words(h, stubs) - h
+def cycle_words(h: int, stubs: int, spread: bool = False) -> int:
+    """Random words :func:`draw_cycle_deals` reads per deal: :func:`stub_words` less the other hand's;
+    with ``spread`` the first stub's only."""
+    return 2 * h if spread else stub_words(h, stubs) - h
 
 
 @numba.njit(inline="always")
@@ -144,34 +158,26 @@ def cycle_map(size, key):
 
 
 @numba.njit(**_JIT)
-def draw_cycle_deals(own, player, positions, keys, words, deck_place, deck, stubs, choose):
+def draw_cycle_deals(own, player, positions, keys, words, deck_place, deck, stubs, choose, spread):
     """:func:`draw_deals` with the other hand walked in a cycle instead of drawn: deal d's is hand
     number (a i + b) mod R (:func:`cycle_map`; i = positions[d] mod R) in colex order of the R =
     C(N - H, H) hands of the rest of the deck, b named by ``keys[d]`` and the cycle's count
     (positions[d] // R). So a class's successive deals meet every other hand once per cycle, from a
     fresh starting point each cycle, the deals of one visit spread over the other hands' strength,
     and each deal's other hand is uniform (b is). The stubs as :func:`draw_deals`', from ``words``
-    (n, :func:`cycle_words`). ``choose``: binomials (N + 1, H + 1)."""
+    (n, :func:`cycle_words`), or with ``spread`` each further stub the first one turned round the
+    rest of the deck (:func:`_draw_spread_stubs`). ``choose``: binomials (N + 1, H + 1)."""
     n, h = own.shape
     size = len(deck)
-    out = np.empty((n, 2 * h + 2 * h * stubs), np.int32)
+    out, rest, taken = _deal_buffers(n, h, size, stubs)
     mine, theirs = player * h, (1 - player) * h
-    rest = np.empty(size, np.int32)
-    taken = np.zeros(size, np.bool_)
     hands = choose[size - h, h]
     picked = np.empty(h, np.int64)
+    orig = np.empty(size, np.int32)
+    idx = np.empty(size, np.int64)
     a, b, last = np.int64(1), np.int64(0), np.uint64(0)
     for d in range(n):
-        for j in range(h):
-            taken[deck_place[own[d, j]]] = True
-            out[d, mine + j] = own[d, j]
-        r = 0
-        for i in range(size):
-            if taken[i]:
-                taken[i] = False
-            else:
-                rest[r] = deck[i]
-                r += 1
+        r = _own_hand_and_rest(own, d, mine, out, deck_place, deck, taken, rest)
         cycle = positions[d] // hands
         key = keys[d] + np.uint64(cycle) * _FALLBACK
         if d == 0 or key != last:  # a class's deals come together: its map is drawn once a cycle
@@ -186,6 +192,17 @@ def draw_cycle_deals(own, player, positions, keys, words, deck_place, deck, stub
             index -= choose[p, j]
             picked[j - 1] = p
             top = p
+        if spread:
+            m, k = 0, 0
+            for q in range(r):  # the cards neither hand holds, in deck order
+                if k < h and picked[k] == q:
+                    out[d, theirs + k] = rest[q]
+                    k += 1
+                else:
+                    orig[m] = rest[q]
+                    m += 1
+            _draw_spread_stubs(out, d, orig, m, h, stubs, words, 0, idx)
+            continue
         for i in range(h):  # ascending: each pick is still in place when swapped to the front
             card = rest[picked[i]]
             rest[picked[i]] = rest[i]
@@ -193,6 +210,27 @@ def draw_cycle_deals(own, player, positions, keys, words, deck_place, deck, stub
             out[d, theirs + i] = card
         _draw_stubs(out, d, rest, r, h, stubs, words, 0)
     return out
+
+
+@numba.njit(**_JIT)
+def _draw_spread_stubs(out, d, orig, m, h, stubs, words, w0, idx):
+    """Deal d's stubs from the m cards ``orig`` neither hand holds, in deck order (nearly rank order):
+    the first the first 2H places of a partial Fisher-Yates shuffle (word w0 + i a pick), stub s
+    the first's places turned by s m / stubs round orig. Each stub is uniform given the hands (a
+    turn is a bijection), and a deal's stubs draw from every part of the deck's ranks: stratified."""
+    for i in range(m):
+        idx[i] = i
+    for i in range(2 * h):
+        j = i + _below(words[d, w0 + i], m - i)
+        t = idx[j]
+        idx[j] = idx[i]
+        idx[i] = t
+        out[d, 2 * h + i] = orig[t]
+    for s in range(1, stubs):
+        turn = (s * m) // stubs
+        for i in range(2 * h):
+            q = idx[i] + turn
+            out[d, 2 * h + 2 * h * s + i] = orig[q - m if q >= m else q]
 
 
 @numba.njit(**_JIT)

@@ -41,6 +41,7 @@ MAX_STACK = 1e6  # BB: values, products and sums of many deals stay far inside f
 _GATHER_BYTES = 1 << 24  # the other player's strategy rows a compiled class-sums call copies at most
 STUBS = 4  # stubs drawn per pair of hands in a training deal (see SampledDraw27.stubs)
 CYCLE = True  # training deals walk each class's other hands in a cycle (see SampledDraw27.cycle)
+SPREAD = True  # a training deal's further stubs are its first turned round the deck (see SampledDraw27.spread)
 CYCLE_DOMAIN = 3  # the stream keyed (seed, 3, player, 0) names the cycles' starts
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
@@ -90,6 +91,7 @@ class SampledDraw27:
         self._hand_index: tuple | None = None
         self.stubs = STUBS  # per training deal: the stub is most of a deal's noise, a small part of its cost
         self.cycle = CYCLE  # a class's training deals meet the other hands in a cycle, spread over their strength
+        self.spread = SPREAD  # and a deal's stubs are spread over the deck's ranks (with the cycle)
 
     def hand_index(self) -> tuple:
         """(deck_place (52,), choose (N+1, H+1), hand_class (C(N, H),), hand_order (C(N, H), H)): what
@@ -193,7 +195,8 @@ class SampledDraw27:
         hands = np.repeat(self.classes.representative(np.arange(first, first + len(every))), every, axis=0)
         if not len(hands):
             return np.empty((0, 2 * h + 2 * h * stubs), dtype=np.int32)
-        per_deal = compiled.stub_words(h, stubs) if before is None else compiled.cycle_words(h, stubs)
+        spread = self.spread and stubs > 1
+        per_deal = compiled.stub_words(h, stubs) if before is None else compiled.cycle_words(h, stubs, spread)
         words = [_stream_words(seed, key, int(c.sum()) * per_deal) for key, c in zip(keys, counts) if c.sum()]
         words = (np.concatenate(words) if len(words) > 1 else words[0]).reshape(len(hands), per_deal)
         place, choose = self.hand_index()[:2]
@@ -204,7 +207,7 @@ class SampledDraw27:
         classes = np.repeat(np.arange(first, first + len(every), dtype=np.uint64), every)
         cycle_keys = _stream_words(seed, (CYCLE_DOMAIN, player, 0), 1)[0] + classes * _GOLDEN  # wraps
         return compiled.draw_cycle_deals(hands.astype(np.int32), player, positions, cycle_keys, words, place,
-                                         deck.astype(np.int32), stubs, choose)
+                                         deck.astype(np.int32), stubs, choose, spread)
 
     def other_classes(self, deals: np.ndarray, player: int) -> tuple[np.ndarray, np.ndarray]:
         """((D,) classes, (H, D) canonical orders) of the hands of the player other than ``player``
