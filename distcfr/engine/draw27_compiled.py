@@ -201,7 +201,7 @@ def draw_cycle_deals(own, player, positions, keys, words, deck_place, deck, stub
                 else:
                     orig[m] = rest[q]
                     m += 1
-            _draw_spread_stubs(out, d, orig, m, h, stubs, words, 0, idx)
+            _draw_spread_stubs(out, d, orig, m, h, stubs, words, idx)
             continue
         for i in range(h):  # ascending: each pick is still in place when swapped to the front
             card = rest[picked[i]]
@@ -213,15 +213,15 @@ def draw_cycle_deals(own, player, positions, keys, words, deck_place, deck, stub
 
 
 @numba.njit(**_JIT)
-def _draw_spread_stubs(out, d, orig, m, h, stubs, words, w0, idx):
+def _draw_spread_stubs(out, d, orig, m, h, stubs, words, idx):
     """Deal d's stubs from the m cards ``orig`` neither hand holds, in deck order (nearly rank order):
-    the first the first 2H places of a partial Fisher-Yates shuffle (word w0 + i a pick), stub s
+    the first the first 2H places of a partial Fisher-Yates shuffle (word i a pick), stub s
     the first's places turned by s m / stubs round orig. Each stub is uniform given the hands (a
     turn is a bijection), and a deal's stubs draw from every part of the deck's ranks: stratified."""
     for i in range(m):
         idx[i] = i
     for i in range(2 * h):
-        j = i + _below(words[d, w0 + i], m - i)
+        j = i + _below(words[d, i], m - i)
         t = idx[j]
         idx[j] = idx[i]
         idx[i] = t
