@@ -5,7 +5,8 @@ short sampled solve, held to the exact evaluation of the same strategy (small de
     python bench/sampled_interval.py [--seeds 10] [--iterations 300] [--settings 4000:4,8000:4,16000:4]
         [--configs "spec;spec"] [--json out.json]
 
-Prints, per configuration and setting (deals per class, refinement factor): how many seeds'
+Prints, per configuration and setting (deals per class, refinement factor, and stubs a deal if a
+third number is given: ``8000:4:4``): how many seeds'
 intervals contain the exact exploitability, the median and largest ratio upper end / exact, the
 median lower and upper ends, and the bracket's cost (CPU seconds of this process, deals drawn).
 
@@ -33,16 +34,16 @@ CONFIGS = ("draw27(ranks=8,suits=2,hand=3,stacks=10)", "draw27(ranks=13,suits=1,
            "draw27(ranks=7,suits=4,hand=2,stacks=10)")
 
 
-def measure(kernel, tables, seed: int, per_class: int, refine: int) -> dict:
+def measure(kernel, tables, seed: int, per_class: int, refine: int, stubs: int = 1) -> dict:
     """One bracket of ``tables``: its interval, CPU seconds and deals."""
     from distcfr.evaluate.sampled import exploitability_bracket
 
-    can_refine = "refine" in inspect.signature(exploitability_bracket).parameters
+    takes = inspect.signature(exploitability_bracket).parameters
+    options = {"refine": refine} if "refine" in takes else {}  # a version without refinement: its only setting
+    if "stubs" in takes:
+        options["stubs"] = stubs
     started = time.process_time()
-    if can_refine:
-        b = exploitability_bracket(kernel, tables, seed, per_class, refine=refine)
-    else:  # a version without refinement: its only setting
-        b = exploitability_bracket(kernel, tables, seed, per_class)
+    b = exploitability_bracket(kernel, tables, seed, per_class, **options)
     cpu = time.process_time() - started
     low, high = b.interval()
     deals = 2 * 2 * kernel.n_classes * per_class + getattr(b, "extra_deals", 0)  # 2 players x 2 sets
@@ -128,7 +129,7 @@ def main() -> None:
     from distcfr.games.registry import load_game
     from distcfr.solve.sampled_solver import SampledSolver
 
-    settings = [tuple(int(x) for x in item.split(":")) for item in args.settings.split(",")]
+    settings = [(*(int(x) for x in item.split(":")), 1)[:3] for item in args.settings.split(",")]  # stubs 1 unless said
     out = []
     for spec in args.configs.split(";"):
         game = load_game(spec)
@@ -137,23 +138,25 @@ def main() -> None:
         for seed in range(args.seeds):
             strategy = SampledSolver(game, seed=seed, shards=1).solve(args.iterations)
             exact = float(strategy.to_exact().exploitability_per_variant()[0])
-            for per_class, refine in settings:
-                row = measure(kernel, strategy.tables, 10_000 + seed, per_class, refine)
-                rows.append({"seed": seed, "exact": exact, "per_class": per_class, "refine": refine, **row})
+            for per_class, refine, stubs in settings:
+                row = measure(kernel, strategy.tables, 10_000 + seed, per_class, refine, stubs)
+                rows.append({"seed": seed, "exact": exact, "per_class": per_class, "refine": refine,
+                             "stubs": stubs, **row})
         out.append({"config": spec, "iterations": args.iterations, "rows": rows})
-        exact = np.array([r["exact"] for r in rows if (r["per_class"], r["refine"]) == settings[0]])
+        exact = np.array([r["exact"] for r in rows if (r["per_class"], r["refine"], r["stubs"]) == settings[0]])
         print(f"\n{spec}: {args.iterations} iterations, {kernel.n_classes} classes, exact exploitability "
               f"median {np.median(exact):.5f} BB (min {exact.min():.5f}, max {exact.max():.5f})")
-        print("| deals per class | refine | contains exact | upper/exact median | max | lower median "
+        print("| deals per class | refine | stubs a deal | contains exact | upper/exact median | max | lower median "
               "| upper median | CPU s per bracket | deals per bracket |")
-        print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-        for per_class, refine in settings:
-            at = [r for r in rows if (r["per_class"], r["refine"]) == (per_class, refine)]
+        print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        for setting in settings:
+            per_class, refine, stubs = setting
+            at = [r for r in rows if (r["per_class"], r["refine"], r["stubs"]) == setting]
             ratio = np.array([r["high"] / r["exact"] for r in at])
             inside = sum(r["low"] <= r["exact"] <= r["high"] for r in at)
-            print(f"| {per_class:,} | {refine} | {inside} of {len(at)} | {np.median(ratio):.2f} | {ratio.max():.2f} "
-                  f"| {np.median([r['low'] for r in at]):.5f} | {np.median([r['high'] for r in at]):.5f} "
-                  f"| {np.median([r['cpu_s'] for r in at]):.1f} | {np.median([r['deals'] for r in at]):,.0f} |")
+            low, high, cpu, deals = (np.median([r[k] for r in at]) for k in ("low", "high", "cpu_s", "deals"))
+            print(f"| {per_class:,} | {refine} | {stubs} | {inside} of {len(at)} | {np.median(ratio):.2f} "
+                  f"| {ratio.max():.2f} | {low:.5f} | {high:.5f} | {cpu:.1f} | {deals:,.0f} |")
     if args.json:
         with open(args.json, "w") as file:
             json.dump(out, file, indent=1)

@@ -97,6 +97,32 @@ def test_a_chunk_is_the_same_bits_again_and_its_classes_add_up(solved):
     assert len(bracket_chunks(game, per_class)) == 1
 
 
+def test_a_deal_of_several_stubs_is_worth_the_mean_of_its_stubs():
+    game = SampledDraw27(8, 2, 3, stacks=(2.0, 5.0))
+    rng = np.random.default_rng(1)
+    sigma = {b.name: rng.dirichlet(np.full(b.n_actions, 0.3), (game.n_classes, *b.shape[:-1])) for b in game.blocks}
+    h = game.hand
+    for player in (0, 1):
+        deals = game.sample_deals_of_classes(3, 0, player, 0, 40, 20, stubs=4)
+        assert deals.shape == (800, 2 * h * 5)
+        each = [game.deal_values(sigma, np.concatenate([deals[:, :2 * h], deals[:, 2 * h * (1 + s):2 * h * (2 + s)]],
+                                                       axis=1)) for s in range(4)]
+        assert not np.allclose(each[0], each[1])  # the stubs differ
+        np.testing.assert_allclose(game.deal_values(sigma, deals), np.mean(each, axis=0), rtol=0, atol=1e-12)
+
+
+def test_brackets_of_several_stubs_a_deal_hold_the_exact_exploitability_and_are_tighter(solved):
+    game, avg, exact = solved
+    got = {stubs: [exploitability_bracket(game, avg, seed, 100, stubs=stubs) for seed in range(SEEDS)]
+           for stubs in (1, 4)}
+    inside = [((b.interval()[0] <= exact) & (exact <= b.interval()[1])).all() for b in got[4]]
+    assert sum(inside) >= SEEDS - 1, (exact, [b.interval() for b in got[4]])
+    high = {stubs: np.mean([b.high for b in brackets], axis=0) for stubs, brackets in got.items()}
+    se = np.sqrt(np.sum([b.high_se**2 for b in got[4]], axis=0)) / SEEDS
+    assert (high[4] >= exact - 3 * se).all(), (high, exact, se)  # still an upper estimate in expectation
+    assert (high[4] < high[1]).all(), (high, exact)  # less of the optimizer's curse at the same deals
+
+
 def test_the_interval_holds_the_exact_exploitability_and_refinement_tightens_it(solved):
     game, avg, exact = solved
     brackets = {refine: [exploitability_bracket(game, avg, seed, 200, refine=refine) for seed in range(SEEDS)]

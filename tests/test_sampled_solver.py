@@ -325,7 +325,7 @@ def test_ctrl_c_on_ray_workers_saves_the_checkpoint_and_says_so_in_one_line(tmp_
     import time
 
     ckpt, out = tmp_path / "c.ckpt", tmp_path / "c.msgpack"
-    driver = subprocess.Popen([sys.executable, "-m", "distcfr.train", "--sampling", "--batch", "600000",
+    driver = subprocess.Popen([sys.executable, "-m", "distcfr.train", "--sampling", "--batch", "300000",
                                "--game", "draw27(ranks=8,suits=2,hand=3,stacks=3:10:7)", "--iterations", "100000",
                                "--workers", "2", "--checkpoint", str(ckpt), "--out", str(out)],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

@@ -15,6 +15,7 @@ CLOSE_Z = 3.0  # close: a decision's top two actions within this many standard e
 _DEAL_Q_FLOATS = 1 << 22  # per-deal action values held together while testing classes for closeness
 _CONTINUE = 1  # the parent decision's action whose value is its child decisions' (push, call)
 REFINE_STREAM = 4  # refinement deals: streams 4 + player, keyed by the class (0..3: the first sets)
+BRACKET_STUBS = 1  # stubs per bracket deal: a deal's values are the mean over them (less noise a deal)
 
 
 def _one_hot(values: np.ndarray) -> np.ndarray:
@@ -75,13 +76,14 @@ def close_classes(game, profile: dict, deals: np.ndarray, player: int, per_class
     return out
 
 
-def refine_deals(game, seed: int, player: int, first: int, close: np.ndarray, extra: int) -> np.ndarray:
-    """(close.sum() * extra, 4H) deals: ``extra`` for each class first + i with ``close[i]``, in
-    class order, class c's from the stream keyed by (seed, 1, REFINE_STREAM + player, c): its own,
-    however the classes are grouped."""
+def refine_deals(game, seed: int, player: int, first: int, close: np.ndarray, extra: int,
+                 stubs: int = 1) -> np.ndarray:
+    """(close.sum() * extra, 2H + 2H stubs) deals: ``extra`` for each class first + i with
+    ``close[i]``, in class order, class c's from the stream keyed by (seed, 1, REFINE_STREAM + player,
+    c): its own, however the classes are grouped."""
     counts = [np.array([extra if c else 0]) for c in close]
     keys = [(1, REFINE_STREAM + player, first + i) for i in range(len(close))]
-    return game.sample_blocks_deals(seed, keys, player, first, counts)
+    return game.sample_blocks_deals(seed, keys, player, first, counts, stubs)
 
 
 def class_moments(values: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -92,7 +94,7 @@ def class_moments(values: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def bracket_chunk(game, sigma: dict, seed: int, per_class: int, player: int, first: int,
-                  stop: int, refine: int = REFINE) -> np.ndarray:
+                  stop: int, refine: int = REFINE, stubs: int = BRACKET_STUBS) -> np.ndarray:
     """(7, B): what classes [first, stop) of ``player`` add to the bracket's sums: the hand-weighted
     mean and variance of its best response's in-sample gain over the profile (button payoff: the
     best response's value less the profile's on the same deals, whose noise mostly cancels), of the
@@ -100,7 +102,8 @@ def bracket_chunk(game, sigma: dict, seed: int, per_class: int, player: int, fir
     the refinement deals drawn.
     A class whose best response is close (:func:`close_classes`) chooses it again on ``refine`` x
     ``per_class`` more deals of its own stream (:func:`refine_deals`) with the first ones, and its
-    in-sample value is taken on them all: less of the optimizer's curse where it is largest.
+    in-sample value is taken on them all: less of the optimizer's curse where it is largest. Every
+    deal holds ``stubs`` stubs and is worth the mean over them (the stub is most of a deal's noise).
     ``sigma`` holds the average strategy's tables (arrays or RowTables); a class's numbers depend
     on its own deals and rows only, so chunks can be evaluated anywhere, in any groups."""
     weights = game.classes.hands_per_class[first:stop, None] / game.classes.hands_per_class.sum()
@@ -108,7 +111,7 @@ def bracket_chunk(game, sigma: dict, seed: int, per_class: int, player: int, fir
     responder = {b.name: RowTable([first, stop], [sigma[b.name][rows]])  # (a gather: a copy)
                  for b in game.blocks if b.player == player}  # overwritten by the best response
     profile = {**sigma, **responder}
-    choose, score = (game.sample_deals_of_classes(seed, stream, player, first, stop, per_class)
+    choose, score = (game.sample_deals_of_classes(seed, stream, player, first, stop, per_class, stubs)
                      for stream in (2 * player, 2 * player + 1))
     best_response(game, profile, choose, player)
 
@@ -124,7 +127,7 @@ def bracket_chunk(game, sigma: dict, seed: int, per_class: int, player: int, fir
         step = max(1, BRACKET_CHUNK // n)  # close classes refined together: a chunk's deals at most
         for group in (at[lo:lo + step] for lo in range(0, len(at), step)):
             more = refine_deals(game, seed, player, first, np.isin(np.arange(stop - first), group),
-                                refine * per_class)
+                                refine * per_class, stubs)
             both = np.concatenate([choose.reshape(-1, per_class, h)[group], more.reshape(len(group), -1, h)],
                                   axis=1).reshape(-1, h)  # a close class's first deals, then its new ones
             best_response(game, profile, both, player)  # the close classes' rows again

@@ -39,7 +39,7 @@ from distcfr.games.hand_classes import combinations, hand_classes
 _WORK = np.float32  # sigma gathers and per-deal products; class sums are float64
 MAX_STACK = 1e6  # BB: values, products and sums of many deals stay far inside float32's range
 _GATHER_BYTES = 1 << 24  # the other player's strategy rows a compiled class-sums call copies at most
-STUBS = 4  # stubs drawn per pair of hands in a training deal (see SampledDraw27.stubs)
+STUBS = 8  # stubs drawn per pair of hands in a training deal (see SampledDraw27.stubs)
 CYCLE = True  # training deals walk each class's other hands in a cycle (see SampledDraw27.cycle)
 SPREAD = True  # a training deal's further stubs are its first turned round the deck (see SampledDraw27.spread)
 CYCLE_DOMAIN = 3  # the stream keyed (seed, 3, player, 0) names the cycles' starts
@@ -163,20 +163,20 @@ class SampledDraw27:
         return deck[_shuffle_top(perm, 4 * self.hand, rng)].astype(np.int32)
 
     def sample_deals_of_classes(self, seed: int, stream: int, player: int, first: int, stop: int,
-                                per_class: int) -> np.ndarray:
-        """(n * per_class, 4H) deals in which ``player`` holds a hand of each class in [first, stop),
-        ``per_class`` deals per class in class order (see :meth:`sample_class_deals`; the stream
-        keyed by (seed, 1, stream, first))."""
+                                per_class: int, stubs: int = 1) -> np.ndarray:
+        """(n * per_class, 2H + 2H stubs) deals in which ``player`` holds a hand of each class in
+        [first, stop), ``per_class`` deals per class in class order (see :meth:`sample_class_deals`;
+        the stream keyed by (seed, 1, stream, first))."""
         counts = np.full(stop - first, per_class)
-        return self.sample_class_deals(seed, (1, stream, first), player, first, counts)
+        return self.sample_class_deals(seed, (1, stream, first), player, first, counts, stubs)
 
     def sample_class_deals(self, seed: int, key: tuple[int, int, int], player: int, first: int,
-                           counts: np.ndarray) -> np.ndarray:
-        """(counts.sum(), 4H) deals in which ``player`` holds ``counts[i]`` hands of class first + i,
-        in class order, the other cards uniform from the rest of the deck; drawn from the stream keyed
-        by (seed, *key). The class's canonical hand stands for all of its hands: the game and class
-        strategies do not change under a permutation of suits."""
-        return self.sample_blocks_deals(seed, [key], player, first, [counts])
+                           counts: np.ndarray, stubs: int = 1) -> np.ndarray:
+        """(counts.sum(), 2H + 2H stubs) deals in which ``player`` holds ``counts[i]`` hands of class
+        first + i, in class order, the other cards uniform from the rest of the deck; drawn from the
+        stream keyed by (seed, *key). The class's canonical hand stands for all of its hands: the game
+        and class strategies do not change under a permutation of suits."""
+        return self.sample_blocks_deals(seed, [key], player, first, [counts], stubs)
 
     def sample_blocks_deals(self, seed: int, keys: list[tuple[int, int, int]], player: int, first: int,
                             counts: list[np.ndarray], stubs: int = 1, before: np.ndarray | None = None) -> np.ndarray:
@@ -331,19 +331,27 @@ class SampledDraw27:
 
     def deal_values(self, sigma: dict[str, np.ndarray], deals: np.ndarray) -> np.ndarray:
         """(D, B) float64 button payoff of each deal when both players follow ``sigma`` (draws in
-        expectation), deals of one stub (a further stub is not read)."""
+        expectation); a deal of several stubs (:meth:`sample_blocks_deals`) is worth the mean over
+        its stubs, as in :meth:`class_sums`."""
         c1, c2, can1, can2, stub = self._columns(deals)
-        out = np.empty((len(c1), len(self.stacks)))
+        out = np.zeros((len(c1), len(self.stacks)))
         row_bytes = sum(4 * int(np.prod(b.shape)) for b in self.blocks)
         step = max(1, _GATHER_BYTES // row_bytes)  # deals per call: the rows they play are copied
         ranks = self._rank_args()
+        width = 2 * self.hand  # one stub's cards
+        n_stubs = stub.shape[0] // width
         for lo in range(0, len(c1), step):
             cut = slice(lo, lo + step)
             (btn, at1), (bb, at2) = (np.unique(c, return_inverse=True) for c in (c1[cut], c2[cut]))
             rows = [np.ascontiguousarray(sigma[name][ids], dtype=_WORK) for name, ids in
                     (("btn_push", btn), ("btn_draw", btn), ("bb_call", bb), ("bb_draw", bb))]
-            out[cut] = compiled.deal_values(at1, at2, can1[:, cut], can2[:, cut], stub[:, cut], rows[0][..., 1],
-                                            rows[1], rows[2][..., 1], rows[3], self.stacks, *ranks)
+            for s in range(n_stubs):
+                out[cut] += compiled.deal_values(at1, at2, can1[:, cut], can2[:, cut],
+                                                 np.ascontiguousarray(stub[s * width:(s + 1) * width, cut]),
+                                                 rows[0][..., 1], rows[1], rows[2][..., 1], rows[3], self.stacks,
+                                                 *ranks)
+        if n_stubs > 1:
+            out /= n_stubs
         return out
 
 
