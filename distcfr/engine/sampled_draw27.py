@@ -347,11 +347,9 @@ class SampledDraw27:
                     (("btn_push", btn), ("btn_draw", btn), ("bb_call", bb), ("bb_draw", bb))]
             for s in range(n_stubs):
                 out[cut] += compiled.deal_values(at1, at2, can1[:, cut], can2[:, cut],
-                                                 np.ascontiguousarray(stub[s * width:(s + 1) * width, cut]),
-                                                 rows[0][..., 1], rows[1], rows[2][..., 1], rows[3], self.stacks,
-                                                 *ranks)
-        if n_stubs > 1:
-            out /= n_stubs
+                                                 stub[s * width:(s + 1) * width, cut], rows[0][..., 1], rows[1],
+                                                 rows[2][..., 1], rows[3], self.stacks, *ranks)
+        out /= n_stubs  # exact for one stub
         return out
 
 

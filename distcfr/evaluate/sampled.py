@@ -59,9 +59,9 @@ def exploitability_bracket(game, sigma: dict[str, np.ndarray], seed: int, per_cl
     """Sampled exploitability bracket of ``sigma`` from, per player, two independent stratified sets of
     ``per_class`` deals per hand class: one to choose the player's best response (and score it in-sample:
     ``high``), one to score it (``low``) and the profile itself (``value``); classes whose best
-    response is close choose it again on ``refine`` times more deals (0: not); each deal of ``stubs``
-    stubs. In this process; a
-    sampled solve's shards evaluate the same chunks where its rows lie (same bits)."""
+    response is close choose it again on ``refine`` times more deals (0: not); every deal holds
+    ``stubs`` stubs. In this process; a sampled solve's shards evaluate the same chunks where its rows
+    lie (same bits)."""
     chunks = bracket_chunks(game, per_class)
     return bracket_from_sums([chunk_total(bracket_chunk(game, sigma, seed, per_class, player, first, stop, refine,
                                                         stubs)
