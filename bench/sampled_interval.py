@@ -6,9 +6,11 @@ short sampled solve, held to the exact evaluation of the same strategy (small de
         [--configs "spec;spec"] [--json out.json]
 
 Prints, per configuration and setting (deals per class, refinement factor, and stubs a deal if a
-third number is given: ``8000:4:4``): how many seeds'
+third number is given: ``8000:4:4``; a fourth is the scored response's gate in standard errors,
+``off`` for none: ``8000:4:1:off``; the library's default otherwise): how many seeds'
 intervals contain the exact exploitability, the median and largest ratio upper end / exact, the
-median lower and upper ends, and the bracket's cost (CPU seconds of this process, deals drawn).
+median lower end / exact, the median lower and upper ends, and the bracket's cost (CPU seconds of
+this process, deals drawn).
 
     python bench/sampled_interval.py --cost "draw27(ranks=13,suits=4,hand=5,stacks=10)" [--per-class 14]
 
@@ -34,21 +36,23 @@ CONFIGS = ("draw27(ranks=8,suits=2,hand=3,stacks=10)", "draw27(ranks=13,suits=1,
            "draw27(ranks=7,suits=4,hand=2,stacks=10)")
 
 
-def measure(kernel, tables, seed: int, per_class: int, refine: int, stubs: int = 1) -> dict:
-    """One bracket of ``tables``: its interval, CPU seconds and deals."""
+def measure(kernel, tables, seed: int, per_class: int, refine: int, stubs: int = 1, gate: float | None = None) -> dict:
+    """One bracket of ``tables``: its interval, CPU seconds and deals (``gate``: the library's unless given)."""
     from distcfr.evaluate.sampled import exploitability_bracket
 
     takes = inspect.signature(exploitability_bracket).parameters
     options = {"refine": refine} if "refine" in takes else {}  # a version without refinement: its only setting
     if "stubs" in takes:
         options["stubs"] = stubs
+    if gate is not None:
+        options["gate"] = gate
     started = time.process_time()
     b = exploitability_bracket(kernel, tables, seed, per_class, **options)
     cpu = time.process_time() - started
     low, high = b.interval()
     deals = 2 * 2 * kernel.n_classes * per_class + getattr(b, "extra_deals", 0)  # 2 players x 2 sets
     return {"low": float(low[0]), "high": float(high[0]), "low_est": float(b.low[0]), "high_est": float(b.high[0]),
-            "high_se": float(b.high_se[0]), "cpu_s": cpu, "deals": int(deals)}
+            "high_se": float(b.high_se[0]), "low_se": float(b.low_se[0]), "cpu_s": cpu, "deals": int(deals)}
 
 
 def cost(spec: str, per_class: int, classes: int = 1_000) -> None:
@@ -108,13 +112,25 @@ def curse(spec: str, seeds: int, iterations: int, per_class: int = 1_000) -> Non
     print(f"corrected upper estimate below the exact exploitability: {below} of {seeds}")
 
 
+def parse_setting(item: str) -> tuple:
+    """(deals per class, refinement, stubs, gate) of ``N:R[:S[:G]]``: stubs 1 and the library's gate
+    (None) unless said; a gate of ``off`` is none (-inf)."""
+    parts = item.split(":")
+    gate = None if len(parts) < 4 else (-np.inf if parts[3] == "off" else float(parts[3]))
+    return int(parts[0]), int(parts[1]), int(parts[2]) if len(parts) > 2 else 1, gate
+
+
+def setting_of(row: dict) -> tuple:
+    return row["per_class"], row["refine"], row["stubs"], row.get("gate")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--configs", default=";".join(CONFIGS), help="game specs separated by ';'")
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--iterations", type=int, default=300, help="sampled iterations of each solve")
     parser.add_argument("--settings", default="4000:4,8000:4,16000:4",
-                        help="brackets as deals per class:refinement factor (0: none), separated by ','")
+                        help="brackets as deals per class:refinement (0: none)[:stubs a deal[:gate]], ','-separated")
     parser.add_argument("--json", help="write every seed's figures here")
     parser.add_argument("--cost", help="a game spec: time the refinement there instead (see above)")
     parser.add_argument("--per-class", type=int, default=14, help="deals per class of --cost")
@@ -129,7 +145,7 @@ def main() -> None:
     from distcfr.games.registry import load_game
     from distcfr.solve.sampled_solver import SampledSolver
 
-    settings = [(*(int(x) for x in item.split(":")), 1)[:3] for item in args.settings.split(",")]  # stubs 1 unless said
+    settings = [parse_setting(item) for item in args.settings.split(",")]
     out = []
     for spec in args.configs.split(";"):
         game = load_game(spec)
@@ -138,25 +154,27 @@ def main() -> None:
         for seed in range(args.seeds):
             strategy = SampledSolver(game, seed=seed, shards=1).solve(args.iterations)
             exact = float(strategy.to_exact().exploitability_per_variant()[0])
-            for per_class, refine, stubs in settings:
-                row = measure(kernel, strategy.tables, 10_000 + seed, per_class, refine, stubs)
+            for per_class, refine, stubs, gate in settings:
+                row = measure(kernel, strategy.tables, 10_000 + seed, per_class, refine, stubs, gate)
                 rows.append({"seed": seed, "exact": exact, "per_class": per_class, "refine": refine,
-                             "stubs": stubs, **row})
+                             "stubs": stubs, "gate": gate, **row})
         out.append({"config": spec, "iterations": args.iterations, "rows": rows})
-        exact = np.array([r["exact"] for r in rows if (r["per_class"], r["refine"], r["stubs"]) == settings[0]])
+        exact = np.array([r["exact"] for r in rows if setting_of(r) == settings[0]])
         print(f"\n{spec}: {args.iterations} iterations, {kernel.n_classes} classes, exact exploitability "
               f"median {np.median(exact):.5f} BB (min {exact.min():.5f}, max {exact.max():.5f})")
-        print("| deals per class | refine | stubs a deal | contains exact | upper/exact median | max | lower median "
-              "| upper median | CPU s per bracket | deals per bracket |")
-        print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        print("| deals per class | refine | stubs a deal | gate | contains exact | upper/exact median | max "
+              "| lower/exact median | lower median | upper median | CPU s per bracket | deals per bracket |")
+        print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
         for setting in settings:
-            per_class, refine, stubs = setting
-            at = [r for r in rows if (r["per_class"], r["refine"], r["stubs"]) == setting]
+            per_class, refine, stubs, gate = setting
+            at = [r for r in rows if setting_of(r) == setting]
             ratio = np.array([r["high"] / r["exact"] for r in at])
+            below = np.median([r["low"] / r["exact"] for r in at])
             inside = sum(r["low"] <= r["exact"] <= r["high"] for r in at)
             low, high, cpu, deals = (np.median([r[k] for r in at]) for k in ("low", "high", "cpu_s", "deals"))
-            print(f"| {per_class:,} | {refine} | {stubs} | {inside} of {len(at)} | {np.median(ratio):.2f} "
-                  f"| {ratio.max():.2f} | {low:.5f} | {high:.5f} | {cpu:.1f} | {deals:,.0f} |")
+            print(f"| {per_class:,} | {refine} | {stubs} | {'default' if gate is None else gate} | {inside} of "
+                  f"{len(at)} | {np.median(ratio):.2f} | {ratio.max():.2f} | {below:.2f} | {low:.5f} | {high:.5f} "
+                  f"| {cpu:.1f} | {deals:,.0f} |")
     if args.json:
         with open(args.json, "w") as file:
             json.dump(out, file, indent=1)

@@ -26,9 +26,13 @@ def test_the_interval_and_resolution_follow_the_estimates():
     assert high - b.resolution() == pytest.approx(b.low)  # the upper end: the lower estimate plus the resolution
 
 
-def test_out_of_reach_once_the_interval_reaches_zero_and_resolves_no_better_than_the_target():
+def test_out_of_reach_once_the_interval_is_within_its_resolution_of_zero_and_resolves_no_better_than_the_target():
     converged = bracket([0.0005, 0.0005], [0.004, 0.004])  # interval from 0; resolves 0.0055
     assert out_of_reach(converged, 0.005) and not out_of_reach(converged, 0.006)
+    shown = Bracket(np.full(2, 0.0003), np.full(2, 1e-5), np.full(2, 0.004), np.full(2, 0.001), np.zeros(2),
+                    np.zeros(2), 1000)  # a response that kept the profile nearly everywhere: a small sure gain
+    assert 0 < shown.interval()[0].min() < shown.resolution().min()
+    assert out_of_reach(shown, 0.005) and not out_of_reach(shown, 0.006)
     early = bracket([0.05, 0.05], [0.06, 0.06])  # clearly exploitable: its resolution says little yet
     assert not out_of_reach(early, 0.005)
     lucky = bracket([0.0005, 0.0005], [-0.002, -0.002], se=0.003)  # an upper estimate below 0 by noise

@@ -3,6 +3,7 @@ import pytest
 from reference_sampled import solve_sampled
 
 from distcfr.engine.sampled_bracket import (
+    GATE_Z,
     REFINE,
     best_response,
     bracket_chunk,
@@ -138,3 +139,24 @@ def test_the_interval_holds_the_exact_exploitability_and_refinement_tightens_it(
     mean_high = {refine: np.mean([b.high for b in got], axis=0) for refine, got in brackets.items()}
     assert (mean_high[REFINE] < mean_high[0]).all(), mean_high
     assert all(b.extra_deals > 0 for b in brackets[REFINE]) and all(b.extra_deals == 0 for b in brackets[0])
+
+
+def test_the_scored_response_keeps_the_profile_where_its_gain_is_not_shown(solved):
+    game, avg, exact = solved
+    never = exploitability_bracket(game, avg, 4, 200, gate=np.inf)  # the response is the profile itself
+    assert not never.low.any() and not never.low_se.any()
+    got = {gate: [exploitability_bracket(game, avg, seed, 200, gate=gate) for seed in range(SEEDS)]
+           for gate in (-np.inf, GATE_Z)}
+    for gate, brackets in got.items():
+        inside = [((b.interval()[0] <= exact) & (exact <= b.interval()[1])).all() for b in brackets]
+        assert sum(inside) >= SEEDS - 1, (gate, exact, [b.interval() for b in brackets])
+        low = np.mean([b.low for b in brackets], axis=0)
+        se = np.sqrt(np.sum([b.low_se**2 for b in brackets], axis=0)) / SEEDS
+        assert (low <= exact + 3 * se).all(), (gate, low, exact, se)  # a real strategy's gain: a lower estimate
+    for ungated, gated in zip(*got.values()):
+        assert np.array_equal(ungated.high, gated.high)  # the gate leaves the upper estimate alone
+    # a class's response only where it showed a gain: far less noise, a lower end above zero
+    low_se = {gate: np.mean([b.low_se for b in brackets], axis=0) for gate, brackets in got.items()}
+    assert (low_se[GATE_Z] < low_se[-np.inf] / 3).all(), low_se
+    low_end = {gate: np.mean([b.interval()[0] for b in brackets], axis=0) for gate, brackets in got.items()}
+    assert (low_end[GATE_Z] > low_end[-np.inf]).all() and (low_end[GATE_Z] > 0).all(), low_end

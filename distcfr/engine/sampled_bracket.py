@@ -16,6 +16,7 @@ _DEAL_Q_FLOATS = 1 << 22  # per-deal action values held together while testing c
 _CONTINUE = 1  # the parent decision's action whose value is its child decisions' (push, call)
 REFINE_STREAM = 4  # refinement deals: streams 4 + player, keyed by the class (0..3: the first sets)
 BRACKET_STUBS = 1  # stubs per bracket deal: a deal's values are the mean over them (less noise a deal)
+GATE_Z = 2.0  # the scored response plays the profile where its in-sample gain is not this many standard errors above 0
 
 
 def _one_hot(values: np.ndarray) -> np.ndarray:
@@ -93,8 +94,24 @@ def class_moments(values: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     return by_class.mean(1), var
 
 
+def gate_response(game, profile: dict, sigma: dict, player: int, rows: np.ndarray, gain: np.ndarray,
+                  gain_var: np.ndarray, z: float) -> None:
+    """Set ``player``'s rows ``rows`` in ``profile`` back to ``sigma``'s at each (class, stack) whose
+    in-sample gain (G, B, button payoff, as :func:`bracket_chunk` keeps it) is not ``z`` standard
+    errors above zero for ``player``: there the response gains nothing it has shown, and scored on
+    other deals it adds only noise (or the loss of a choice that fitted its own deals). Still a
+    strategy, so its scored gain stays a lower estimate."""
+    back = (1 - 2 * player) * gain <= z * np.sqrt(gain_var)  # (G, B)
+    if not back.any():
+        return
+    for b in game.blocks:
+        if b.player == player:  # the stack axis is second to last in every block
+            at = back.reshape(len(rows), *[1] * (len(b.shape) - 2), back.shape[1], 1)
+            profile[b.name][rows] = np.where(at, sigma[b.name][rows], profile[b.name][rows])
+
+
 def bracket_chunk(game, sigma: dict, seed: int, per_class: int, player: int, first: int,
-                  stop: int, refine: int = REFINE, stubs: int = BRACKET_STUBS) -> np.ndarray:
+                  stop: int, refine: int = REFINE, stubs: int = BRACKET_STUBS, gate: float = GATE_Z) -> np.ndarray:
     """(7, B): what classes [first, stop) of ``player`` add to the bracket's sums: the hand-weighted
     mean and variance of its best response's in-sample gain over the profile (button payoff: the
     best response's value less the profile's on the same deals, whose noise mostly cancels), of the
@@ -102,7 +119,9 @@ def bracket_chunk(game, sigma: dict, seed: int, per_class: int, player: int, fir
     the refinement deals drawn.
     A class whose best response is close (:func:`close_classes`) chooses it again on ``refine`` x
     ``per_class`` more deals of its own stream (:func:`refine_deals`) with the first ones, and its
-    in-sample value is taken on them all: less of the optimizer's curse where it is largest. Every
+    in-sample value is taken on them all: less of the optimizer's curse where it is largest. The
+    response scored on independent deals plays the profile wherever its in-sample gain is within
+    ``gate`` standard errors of zero (:func:`gate_response`; ``-inf``: nowhere). Every
     deal holds ``stubs`` stubs and is worth the mean over them (the stub is most of a deal's noise).
     ``sigma`` holds the average strategy's tables (arrays or RowTables); a class's numbers depend
     on its own deals and rows only, so chunks can be evaluated anywhere, in any groups."""
@@ -133,6 +152,7 @@ def bracket_chunk(game, sigma: dict, seed: int, per_class: int, player: int, fir
             best_response(game, profile, both, player)  # the close classes' rows again
             moments[0][0][group], moments[0][1][group] = gain(both, n)
             extra += len(more)
+    gate_response(game, profile, sigma, player, rows, *moments[0], gate)
     own = game.deal_values(sigma, score)
     moments.append(class_moments(game.deal_values(profile, score) - own, per_class))
     if player == 0:

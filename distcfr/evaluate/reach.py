@@ -22,11 +22,12 @@ FIT_POINTS = 6  # and at most: the latest ones (early iterations fall at another
 
 def out_of_reach(bracket, target: float) -> bool:
     """Whether more iterations cannot bring the bracket's upper end under ``target``: it is above it,
-    and at some stack the interval reaches 0 (it cannot tell the strategy from an equilibrium) while
-    the resolution is above the target. (Before that, early strategies' resolutions say little about
-    the later ones'.)"""
+    and at some stack the interval's lower end (what the strategy is shown to lose at least) is below
+    the bracket's resolution (it cannot tell the strategy from an equilibrium) while the resolution
+    is above the target. (Before that, early strategies' resolutions say little about the later ones'.)"""
     low, high = bracket.interval()
-    return bool(high.max() > target and ((low <= 0) & (bracket.resolution() > target)).any())
+    resolution = bracket.resolution()
+    return bool(high.max() > target and ((low < resolution) & (resolution > target)).any())
 
 
 def samples_to_resolve(bracket, target: float) -> int:
