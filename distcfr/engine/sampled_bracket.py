@@ -16,7 +16,7 @@ _DEAL_Q_FLOATS = 1 << 22  # per-deal action values held together while testing c
 _CONTINUE = 1  # the parent decision's action whose value is its child decisions' (push, call)
 REFINE_STREAM = 4  # refinement deals: streams 4 + player, keyed by the class (0..3: the first sets)
 BRACKET_STUBS = 1  # stubs per bracket deal: a deal's values are the mean over them (less noise a deal)
-GATE_Z = 2.0  # the scored response plays the profile where its in-sample gain is not this many standard errors above 0
+GATE_Z = 3.0  # the scored response plays the profile where its in-sample gain is not this many standard errors above 0
 
 
 def _one_hot(values: np.ndarray) -> np.ndarray:
