@@ -16,7 +16,8 @@ Z95 = 1.96  # standard errors either side of a normal estimate's 95% interval
 @dataclasses.dataclass(frozen=True)
 class Bracket:
     """Sampled exploitability, BB per hand, per stack (B,): ``low`` scores best responses chosen on one sample
-    set on an independent set (biased down), ``high`` is their in-sample value (biased up, less so where a
+    set on an independent set (biased down; each plays the profile wherever it showed no gain: the
+    gate), ``high`` is their in-sample value (biased up, less so where a
     class's best response was chosen again on more deals); both are the best responses' gains over the
     profile on the same deals, so the deals' luck mostly cancels. ``*_se`` are standard errors. ``value``
     is the profile's button value; ``per_class`` the deals per hand class in each set; ``extra_deals``
@@ -61,8 +62,8 @@ def exploitability_bracket(game, sigma: dict[str, np.ndarray], seed: int, per_cl
     ``high``), one to score it (``low``) and the profile itself (``value``); classes whose best
     response is close choose it again on ``refine`` times more deals (0: not); every deal holds
     ``stubs`` stubs; the scored response keeps the profile's play where its in-sample gain is within
-    ``gate`` standard errors of zero. In this process; a sampled solve's shards evaluate the same chunks where its rows
-    lie (same bits)."""
+    ``gate`` standard errors of zero. In this process; a sampled solve's shards evaluate the same
+    chunks where its rows lie (same bits)."""
     chunks = bracket_chunks(game, per_class)
     return bracket_from_sums([chunk_total(bracket_chunk(game, sigma, seed, per_class, player, first, stop, refine,
                                                         stubs, gate)
