@@ -17,9 +17,9 @@ Z95 = 1.96  # standard errors either side of a normal estimate's 95% interval
 class Bracket:
     """Sampled exploitability, BB per hand, per stack (B,): ``low`` scores best responses chosen on one sample
     set on an independent set (biased down; each plays the profile wherever it showed no gain: the
-    gate), ``high`` is their in-sample value (biased up, less so where a
-    class's best response was chosen again on more deals); both are the best responses' gains over the
-    profile on the same deals, so the deals' luck mostly cancels. ``*_se`` are standard errors. ``value``
+    gate), ``high`` is their in-sample value (biased up, less so where a class's best response was
+    chosen again on more deals); both are the best responses' gains over the profile on the same
+    deals, so the deals' luck mostly cancels. ``*_se`` are standard errors. ``value``
     is the profile's button value; ``per_class`` the deals per hand class in each set; ``extra_deals``
     those drawn again for the classes whose best response was close (both players: see
     distcfr.engine.sampled_bracket.bracket_chunk)."""
