@@ -34,10 +34,10 @@ from distcfr.engine.sampled_bracket import REFINE
 from distcfr.errors import BadParameter, DistcfrError, WorkersLost
 from distcfr.evaluate.break_even import refine_crossings
 from distcfr.evaluate.class_strategy import BRACKET_DEALS, MAX_PER_CLASS, default_per_class
-from distcfr.evaluate.reach import out_of_reach, target_summary
+from distcfr.evaluate.reach import noise_bound, out_of_reach, target_summary
 from distcfr.evaluate.summary import bracket_cost, exact_summary, sampled_summary
 from distcfr.evaluate.tables import render_tables
-from distcfr.evaluate.units import exploitability_text
+from distcfr.evaluate.units import amount, exploitability_text
 from distcfr.games.registry import REGISTRY, defaults_help, load_game
 from distcfr.io.paths import check_writable, partial_writes, write_atomic
 from distcfr.present.lowball_groups import group_report
@@ -463,7 +463,8 @@ class _SampledRun(_Run):
         target_only = self.args.iterations is None and self.args.minutes is None
         return super().plan(solver, minutes=DEFAULT_MINUTES, evaluate=solver.launch.progress_brackets,
                             eval_share=EVAL_SHARE, evaluator=self.progress_bracket, recovery=recovery,
-                            give_up=self.out_of_reach if target_only else None, at_end=self.end_work)
+                            give_up=self.out_of_reach if target_only else None, at_end=self.end_work,
+                            keep_evaluating=self.bracket_says_more)
 
     def execute(self, solver) -> dict:
         self.first_deals = solver.deals_done
@@ -506,6 +507,22 @@ class _SampledRun(_Run):
                              "upper": float(bracket.interval()[1].max()), "per_class": bracket.per_class,
                              "eval_seconds": now - began, "bracket_seconds": now - (bracket_began or began)})
         return bracket
+
+    def bracket_says_more(self) -> bool:
+        """Whether progress brackets go on (a run without a target): not once one is noise-bound
+        (:func:`~distcfr.evaluate.reach.noise_bound`), which is said once; the final bracket, on four
+        times the samples, still comes at the end."""
+        iteration, bracket = self.latest
+        if not noise_bound(bracket):
+            return True
+        low, high = bracket.interval()
+        worst, unit = int(np.argmax(high)), self.game.unit
+        self.progress.note(f"  progress brackets stop at iteration {iteration:,}: at {bracket.per_class:,} deals per "
+                           f"hand class they cannot tell this strategy from an equilibrium: "
+                           f"{exploitability_text(float(bracket.high[worst]), unit, (low[worst], high[worst]))}, "
+                           f"all within the bracket's resolution {amount(float(bracket.resolution()[worst]), unit)}; "
+                           f"the final bracket has {self.final_per_class:,} per class")
+        return False
 
     def out_of_reach(self) -> bool:
         """Whether the latest bracket says the target is out of its reach (a run with no other stopping

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from distcfr.evaluate.reach import out_of_reach, power_fit, samples_to_resolve, target_summary
+from distcfr.evaluate.reach import noise_bound, out_of_reach, power_fit, samples_to_resolve, target_summary
 from distcfr.evaluate.sampled import Z95, Bracket
 
 LABELS = ("3BB", "4BB")
@@ -37,6 +37,12 @@ def test_out_of_reach_once_the_interval_is_within_its_resolution_of_zero_and_res
     assert not out_of_reach(early, 0.005)
     lucky = bracket([0.0005, 0.0005], [-0.002, -0.002], se=0.003)  # an upper estimate below 0 by noise
     assert lucky.interval()[1].max() < 0.005 < lucky.resolution().max() and not out_of_reach(lucky, 0.005)
+
+
+def test_a_bracket_is_noise_bound_only_where_no_stack_is_shown_exploitable():
+    assert noise_bound(bracket([0.0005, 0.0005], [0.004, 0.004]))  # both intervals from 0, within the resolution
+    assert not noise_bound(bracket([0.05, 0.0005], [0.06, 0.004]))  # the first stack is shown to lose 0.047
+    assert not noise_bound(bracket([0.05, 0.05], [0.06, 0.06]))
 
 
 def test_the_samples_to_resolve_a_target_halve_the_resolution_there():

@@ -85,6 +85,20 @@ def test_progress_lines_say_the_brackets_worst_stack_in_bb_and_mbb(tmp_path, cap
     assert data["bracket"]["seconds"] == last["bracket_seconds"] < last["eval_seconds"]
 
 
+def test_progress_brackets_stop_once_one_cannot_tell_the_strategy_from_an_equilibrium(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("distcfr.train.EVAL_SHARE", 1.0)  # every due bracket runs, however long it takes
+    _, err, data = train(tmp_path, capsys, "--game", SMALL, "--sampling", "--iterations", "60", "--eval-every", "5",
+                         "--bracket-samples", "8")
+    stopped = re.search(r"progress brackets stop at iteration (\d+): at 2 deals per hand class they cannot tell this "
+                        rf"strategy from an equilibrium: {BB_PER_HAND}, in \[{FIGURE}, {FIGURE}\] BB, all within the "
+                        r"bracket's resolution \S+ BB \(\S+ mBB\); the final bracket has 8 per class", err)
+    progress = [h for h in data["bracket_history"] if h["per_class"] == 2]
+    assert stopped and int(stopped.group(1)) == progress[-1]["iteration"] < 60  # none after the one that said so
+    assert [h["iteration"] for h in progress] == list(range(5, progress[-1]["iteration"] + 1, 5))
+    assert data["bracket"]["per_class"] == 8 and data["iterations"] == 60  # the run and its final bracket go on
+    assert err.count("progress brackets stop") == 1
+
+
 def test_exact_results_say_bb_and_mbb_per_hand_and_chip_games_chips_per_game(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr("distcfr.train.Progress", functools.partial(Progress, log_every=0.0))
     out, err, data = train(tmp_path, capsys, "--game", "draw27(stacks=3:5:1)", "--iterations", "40")

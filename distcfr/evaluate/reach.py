@@ -30,6 +30,14 @@ def out_of_reach(bracket, target: float) -> bool:
     return bool(high.max() > target and ((low < resolution) & (resolution > target)).any())
 
 
+def noise_bound(bracket) -> bool:
+    """Whether the bracket cannot tell the strategy from an equilibrium at any stack: everywhere its
+    interval's lower end is below its resolution, so its upper end is mostly the bracket's own noise
+    (a later bracket of the same samples would say the same of a better strategy)."""
+    low, _ = bracket.interval()
+    return bool((low < bracket.resolution()).all())
+
+
 def samples_to_resolve(bracket, target: float) -> int:
     """Deals per hand class at which the bracket's resolution (shrinking as the square root of the
     samples) is half of ``target`` at every stack, leaving the other half to the strategy."""

@@ -40,6 +40,8 @@ class RunPlan:
     eval_share: float | None = None  # skip due evaluations while they took more than this share of the time
     evaluator: Callable[[Solver], float] | None = None  # default: the average strategy's exploitability
     give_up: Callable[[], bool] | None = None  # asked after each evaluation: True ends the run (a target out of reach)
+    # asked after each evaluation of a run without a target: False ends its progress evaluations (they say nothing more)
+    keep_evaluating: Callable[[], bool] | None = None
     before_save: Callable[[object], None] | None = None  # told each checkpoint before it is written (its size)
     after_save: Callable[[Path, int], None] | None = None  # told (path, iteration) once a checkpoint's file is whole
     # where a solver whose state lives on its workers keeps its recovery point when ``checkpoint`` is None
@@ -130,6 +132,7 @@ def _iterate(solver: Solver, plan: RunPlan, result: RunResult, on_iteration, han
     signals = (signal.SIGINT, signal.SIGTERM) if handle_signals else ()
     previous = {sig: signal.signal(sig, on_signal) for sig in signals}
     start, eval_seconds = time.perf_counter(), 0.0
+    evaluating = plan.evaluate
     spent = result.wall_seconds  # by the iterations before a recovery at the end: the time limit counts them
     try:
         while (plan.iterations is None or solver.iteration < plan.iterations) and solver.iteration < MAX_ITERATION:
@@ -152,7 +155,7 @@ def _iterate(solver: Solver, plan: RunPlan, result: RunResult, on_iteration, han
             expl = None
             last = (plan.iterations is not None and solver.iteration >= plan.iterations) or \
                 solver.iteration >= MAX_ITERATION
-            due = (plan.target is not None or plan.evaluate) and (solver.iteration % plan.eval_every == 0 or last)
+            due = (plan.target is not None or evaluating) and (solver.iteration % plan.eval_every == 0 or last)
             if due and not last and plan.eval_share is not None:  # evaluations kept to their share of the time
                 due = eval_seconds <= plan.eval_share * (time.perf_counter() - start)
             if due:
@@ -167,6 +170,8 @@ def _iterate(solver: Solver, plan: RunPlan, result: RunResult, on_iteration, han
                     waiting[0] = False
                 eval_seconds += time.perf_counter() - began
                 result.history.append((solver.iteration, expl))
+                if plan.target is None and plan.keep_evaluating is not None:
+                    evaluating = plan.keep_evaluating()
             if on_iteration is not None:
                 on_iteration(solver, expl)
             point = plan.checkpoint or plan.recovery
