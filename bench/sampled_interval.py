@@ -15,7 +15,8 @@ this process, deals drawn).
     python bench/sampled_interval.py --cost "draw27(ranks=13,suits=4,hand=5,stacks=10)" [--per-class 14]
 
 times instead the refinement where no exact solver reaches: both players' bracket chunks of 1,000
-classes (at the first class and halfway) against the uniform strategy, without and with it.
+classes (at the first class and halfway) against the uniform strategy, without it, with one round
+and with two.
 
     python bench/sampled_interval.py --curse "draw27(ranks=13,suits=1,hand=3,stacks=3)" [--seeds 10]
 
@@ -36,8 +37,10 @@ CONFIGS = ("draw27(ranks=8,suits=2,hand=3,stacks=10)", "draw27(ranks=13,suits=1,
            "draw27(ranks=7,suits=4,hand=2,stacks=10)")
 
 
-def measure(kernel, tables, seed: int, per_class: int, refine: int, stubs: int = 1, gate: float | None = None) -> dict:
-    """One bracket of ``tables``: its interval, CPU seconds and deals (``gate``: the library's unless given)."""
+def measure(kernel, tables, seed: int, per_class: int, refine: int, stubs: int = 1, gate: float | None = None,
+            rounds: int | None = None) -> dict:
+    """One bracket of ``tables``: its interval, CPU seconds and deals (``gate``, ``rounds``: the library's
+    unless given)."""
     from distcfr.evaluate.sampled import exploitability_bracket
 
     takes = inspect.signature(exploitability_bracket).parameters
@@ -46,6 +49,8 @@ def measure(kernel, tables, seed: int, per_class: int, refine: int, stubs: int =
         options["stubs"] = stubs
     if gate is not None:
         options["gate"] = gate
+    if rounds is not None:
+        options["rounds"] = rounds
     started = time.process_time()
     b = exploitability_bracket(kernel, tables, seed, per_class, **options)
     cpu = time.process_time() - started
@@ -66,11 +71,13 @@ def cost(spec: str, per_class: int, classes: int = 1_000) -> None:
     print(f"{spec}: {kernel.n_classes:,} classes, {per_class} deals per class, the uniform strategy")
     for first in (0, kernel.n_classes // 2):
         stop = min(first + classes, kernel.n_classes)
-        for refine in (0, REFINE):
+        for refine, rounds in ((0, 1), (REFINE, 1), (REFINE, 2)):
             started = time.process_time()
-            extra = sum(bracket_chunk(kernel, sigma, 7, per_class, p, first, stop, refine)[6, 0] for p in (0, 1))
-            print(f"  classes [{first:,}, {stop:,}) refine {refine}: {time.process_time() - started:.2f} CPU s, "
-                  f"{extra / max(refine * per_class, 1):,.0f} of {2 * (stop - first):,} class rows refined")
+            extra = sum(bracket_chunk(kernel, sigma, 7, per_class, p, first, stop, refine, rounds=rounds)[6, 0]
+                        for p in (0, 1))
+            print(f"  classes [{first:,}, {stop:,}) refine {refine} x {rounds} rounds: "
+                  f"{time.process_time() - started:.2f} CPU s, {extra:,.0f} refinement deals beside "
+                  f"{4 * per_class * (stop - first):,}")
 
 
 def curse(spec: str, seeds: int, iterations: int, per_class: int = 1_000) -> None:
@@ -113,15 +120,16 @@ def curse(spec: str, seeds: int, iterations: int, per_class: int = 1_000) -> Non
 
 
 def parse_setting(item: str) -> tuple:
-    """(deals per class, refinement, stubs, gate) of ``N:R[:S[:G]]``: stubs 1 and the library's gate
-    (None) unless said; a gate of ``off`` is none (-inf)."""
+    """(deals per class, refinement, stubs, gate, rounds) of ``N:R[xK][:S[:G]]``: stubs 1, the library's
+    gate and rounds (None) unless said; a gate of ``off`` is none (-inf); ``R x K``: K rounds."""
     parts = item.split(":")
     gate = None if len(parts) < 4 else (-np.inf if parts[3] == "off" else float(parts[3]))
-    return int(parts[0]), int(parts[1]), int(parts[2]) if len(parts) > 2 else 1, gate
+    refine, _, rounds = parts[1].partition("x")
+    return int(parts[0]), int(refine), int(parts[2]) if len(parts) > 2 else 1, gate, int(rounds) if rounds else None
 
 
 def setting_of(row: dict) -> tuple:
-    return row["per_class"], row["refine"], row["stubs"], row.get("gate")
+    return row["per_class"], row["refine"], row["stubs"], row.get("gate"), row.get("rounds")
 
 
 def main() -> None:
@@ -130,7 +138,8 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--iterations", type=int, default=300, help="sampled iterations of each solve")
     parser.add_argument("--settings", default="4000:4,8000:4,16000:4",
-                        help="brackets as deals per class:refinement (0: none)[:stubs a deal[:gate]], ','-separated")
+                        help="brackets as deals per class:refinement (0: none)[x rounds][:stubs a deal[:gate]], "
+                             "','-separated")
     parser.add_argument("--json", help="write every seed's figures here")
     parser.add_argument("--cost", help="a game spec: time the refinement there instead (see above)")
     parser.add_argument("--per-class", type=int, default=14, help="deals per class of --cost")
@@ -154,10 +163,10 @@ def main() -> None:
         for seed in range(args.seeds):
             strategy = SampledSolver(game, seed=seed, shards=1).solve(args.iterations)
             exact = float(strategy.to_exact().exploitability_per_variant()[0])
-            for per_class, refine, stubs, gate in settings:
-                row = measure(kernel, strategy.tables, 10_000 + seed, per_class, refine, stubs, gate)
+            for per_class, refine, stubs, gate, rounds in settings:
+                row = measure(kernel, strategy.tables, 10_000 + seed, per_class, refine, stubs, gate, rounds)
                 rows.append({"seed": seed, "exact": exact, "per_class": per_class, "refine": refine,
-                             "stubs": stubs, "gate": gate, **row})
+                             "stubs": stubs, "gate": gate, "rounds": rounds, **row})
         out.append({"config": spec, "iterations": args.iterations, "rows": rows})
         exact = np.array([r["exact"] for r in rows if setting_of(r) == settings[0]])
         print(f"\n{spec}: {args.iterations} iterations, {kernel.n_classes} classes, exact exploitability "
@@ -166,13 +175,14 @@ def main() -> None:
               "| lower/exact median | lower median | upper median | CPU s per bracket | deals per bracket |")
         print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
         for setting in settings:
-            per_class, refine, stubs, gate = setting
+            per_class, refine, stubs, gate, rounds = setting
             at = [r for r in rows if setting_of(r) == setting]
             ratio = np.array([r["high"] / r["exact"] for r in at])
             below = np.median([r["low"] / r["exact"] for r in at])
             inside = sum(r["low"] <= r["exact"] <= r["high"] for r in at)
             low, high, cpu, deals = (np.median([r[k] for r in at]) for k in ("low", "high", "cpu_s", "deals"))
-            print(f"| {per_class:,} | {refine} | {stubs} | {'default' if gate is None else gate} | {inside} of "
+            shown = f"{refine}" + ("" if rounds is None else f" x {rounds}")
+            print(f"| {per_class:,} | {shown} | {stubs} | {'default' if gate is None else gate} | {inside} of "
                   f"{len(at)} | {np.median(ratio):.2f} | {ratio.max():.2f} | {below:.2f} | {low:.5f} | {high:.5f} "
                   f"| {cpu:.1f} | {deals:,.0f} |")
     if args.json:

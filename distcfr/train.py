@@ -30,7 +30,7 @@ from distcfr.cli import OneLineParser, StartGuard, check_distinct, positive_numb
 from distcfr.dist import head_watch
 from distcfr.engine.rules import AUTO, RULES
 from distcfr.engine.sampled_bracket import BRACKET_CHUNK as MAX_BRACKET_SAMPLES
-from distcfr.engine.sampled_bracket import REFINE
+from distcfr.engine.sampled_bracket import refine_steps
 from distcfr.errors import BadParameter, DistcfrError, WorkersLost
 from distcfr.evaluate.break_even import refine_crossings
 from distcfr.evaluate.class_strategy import BRACKET_DEALS, MAX_PER_CLASS, default_per_class
@@ -515,12 +515,10 @@ class _SampledRun(_Run):
         iteration, bracket = self.latest
         if not noise_bound(bracket):
             return True
-        low, high = bracket.interval()
-        worst, unit = int(np.argmax(high)), self.game.unit
+        text, worst = self.worst_stack(bracket)
         self.progress.note(f"  progress brackets stop at iteration {iteration:,}: at {bracket.per_class:,} deals per "
-                           f"hand class they cannot tell this strategy from an equilibrium: "
-                           f"{exploitability_text(float(bracket.high[worst]), unit, (low[worst], high[worst]))}, "
-                           f"all within the bracket's resolution {amount(float(bracket.resolution()[worst]), unit)}; "
+                           f"hand class they cannot tell this strategy from an equilibrium: {text}, all within the "
+                           f"bracket's resolution {amount(float(bracket.resolution()[worst]), self.game.unit)}; "
                            f"the final bracket has {self.final_per_class:,} per class")
         return False
 
@@ -541,14 +539,18 @@ class _SampledRun(_Run):
                 "wall_seconds": wall}
 
     def exploitability_text(self, expl: float) -> str:
-        """The latest bracket's worst stack (by its upper end): upper estimate and 95% interval, and the
-        iteration it is of (progress lines go on showing it until the next one)."""
-        (iteration, bracket), labels = self.latest, self.game.variant_labels
-        low, high = bracket.interval()
+        """The latest bracket's worst stack and the iteration it is of (progress lines go on showing it
+        until the next one)."""
+        iteration, bracket = self.latest
+        return f"{self.worst_stack(bracket)[0]} (iteration {iteration})"
+
+    def worst_stack(self, bracket) -> tuple[str, int]:
+        """(text, index) of the bracket's worst stack by its upper end: upper estimate and 95% interval,
+        and which stack it is where there are several."""
+        labels, (low, high) = self.game.variant_labels, bracket.interval()
         worst = int(np.argmax(high))
         where = f" at {labels[worst]}, the worst of {len(labels)} stacks" if len(labels) > 1 else ""
-        text = exploitability_text(float(bracket.high[worst]), self.game.unit, (low[worst], high[worst]))
-        return f"{text}{where} (iteration {iteration})"
+        return exploitability_text(float(bracket.high[worst]), self.game.unit, (low[worst], high[worst])) + where, worst
 
     def progress_text(self, solver) -> str:
         rate = (solver.deals_done - self.first_deals) / max(time.perf_counter() - self.start, 1e-9)
@@ -564,8 +566,7 @@ class _SampledRun(_Run):
         solver.release_strategy()  # the run is over: its memory goes to the bracket and the average
         per_class = self.final_per_class
         self.say(f"  final exploitability bracket: {per_class:,} deals per hand class, "
-                 f"{4 * per_class * solver.kernel.n_classes:,} deals, plus {REFINE * per_class:,} for each class "
-                 "whose best response is close")
+                 f"{4 * per_class * solver.kernel.n_classes:,} deals, plus " + refine_text(per_class))
         began = time.perf_counter()
         bracket = solver.bracket(per_class)
         seconds = time.perf_counter() - began
@@ -607,6 +608,13 @@ class _SampledRun(_Run):
         print_sampled(summary, self.args.out, self.groups)
         if self.args.plot:
             print(f"  plot written to {self.args.plot}")
+
+
+def refine_text(per_class: int) -> str:
+    """What the refinement adds to a bracket of ``per_class`` deals per class, in words."""
+    first, *later = refine_steps(per_class)
+    again = "".join(f", {n:,} more for each still close" for n in later)
+    return f"{first:,} for each class whose best response is close{again}"
 
 
 def _single_stack_value(game, solver):

@@ -98,6 +98,18 @@ def test_a_chunk_is_the_same_bits_again_and_its_classes_add_up(solved):
     assert len(bracket_chunks(game, per_class)) == 1
 
 
+def test_a_further_round_refines_the_classes_still_close(solved):
+    game, avg, _ = solved
+    per_class = 300
+    for player in (0, 1):
+        one, two = (bracket_chunk(game, avg, 5, per_class, player, 0, game.n_classes, rounds=r) for r in (1, 2))
+        assert one[6, 0] > 0 and one[6, 0] % (REFINE * per_class) == 0
+        second = two[6, 0] - one[6, 0]  # REFINE x (1 + REFINE) x n for each class still close
+        assert second > 0 and second % (REFINE * (1 + REFINE) * per_class) == 0 and second < one[6, 0] * (1 + REFINE)
+        assert np.array_equal(two[4:6], one[4:6]) and not np.array_equal(two[:2], one[:2])
+        assert np.array_equal(two, bracket_chunk(game, avg, 5, per_class, player, 0, game.n_classes, rounds=2))
+
+
 def test_a_deal_of_several_stubs_is_worth_the_mean_of_its_stubs():
     game = SampledDraw27(8, 2, 3, stacks=(2.0, 5.0))
     rng = np.random.default_rng(1)
@@ -126,19 +138,21 @@ def test_brackets_of_several_stubs_a_deal_hold_the_exact_exploitability_and_are_
 
 def test_the_interval_holds_the_exact_exploitability_and_refinement_tightens_it(solved):
     game, avg, exact = solved
-    brackets = {refine: [exploitability_bracket(game, avg, seed, 200, refine=refine) for seed in range(SEEDS)]
-                for refine in (0, REFINE)}
-    for refine, got in brackets.items():
+    settings = [(0, 1), (REFINE, 1), (REFINE, 2)]  # refinement factor, rounds
+    brackets = {(refine, rounds): [exploitability_bracket(game, avg, seed, 200, refine=refine, rounds=rounds)
+                                   for seed in range(SEEDS)] for refine, rounds in settings}
+    for setting, got in brackets.items():
         inside = [((b.interval()[0] <= exact) & (exact <= b.interval()[1])).all() for b in got]
-        assert sum(inside) >= SEEDS - 1, (refine, exact, [b.interval() for b in got])
+        assert sum(inside) >= SEEDS - 1, (setting, exact, [b.interval() for b in got])
         # the upper estimate is an upper bound in expectation: its mean over the seeds is not below the
         # exact exploitability by more than the mean's standard error allows
         high = np.mean([b.high for b in got], axis=0)
         se = np.sqrt(np.sum([b.high_se**2 for b in got], axis=0)) / SEEDS
-        assert (high >= exact - 3 * se).all(), (refine, high, exact, se)
-    mean_high = {refine: np.mean([b.high for b in got], axis=0) for refine, got in brackets.items()}
-    assert (mean_high[REFINE] < mean_high[0]).all(), mean_high
-    assert all(b.extra_deals > 0 for b in brackets[REFINE]) and all(b.extra_deals == 0 for b in brackets[0])
+        assert (high >= exact - 3 * se).all(), (setting, high, exact, se)
+    mean_high = [np.mean([b.high for b in brackets[setting]], axis=0) for setting in settings]
+    assert (mean_high[2] < mean_high[1]).all() and (mean_high[1] < mean_high[0]).all(), mean_high
+    deals = [[b.extra_deals for b in brackets[setting]] for setting in settings]
+    assert not any(deals[0]) and all(0 < one < two for one, two in zip(deals[1], deals[2]))
 
 
 def test_the_scored_response_keeps_the_profile_where_its_gain_is_not_shown(solved):

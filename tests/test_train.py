@@ -131,19 +131,19 @@ def test_a_sampled_run_stops_once_the_brackets_upper_end_is_at_most_the_target(t
 
 def test_a_target_below_what_the_bracket_resolves_is_said_out_of_reach(tmp_path, capsys):
     # no --iterations or --minutes: the run stops at the evaluation that finds it out of reach (20 deals per
-    # class resolve 0.053 BB after 10 iterations)
-    out, err, data = train(tmp_path, capsys, "--game", SMALL, "--sampling", "--target-exploitability", "0.05",
+    # class resolve 0.032 BB after 10 iterations)
+    out, err, data = train(tmp_path, capsys, "--game", SMALL, "--sampling", "--target-exploitability", "0.02",
                            "--bracket-samples", "20")
     target = data["target"]
     assert data["iterations"] == 10 and target["out_of_reach"] and target["gave_up"] and not target["reached"]
-    assert target["resolution"] > 0.05 and target["samples_to_resolve"] > 20
+    assert target["resolution"] > 0.02 and target["samples_to_resolve"] > 20
     said = (f"out of reach of the bracket at --bracket-samples 20, which resolves {figure(target['resolution'])} "
             f"BB (its estimates' gap plus 1.96 standard errors, both ~1/sqrt(samples)); --bracket-samples "
             f"{target['samples_to_resolve']:,} would resolve it")
-    assert "  target 0.05 BB per hand not reached: the bracket's upper end is " in out
+    assert "  target 0.02 BB per hand not reached: the bracket's upper end is " in out
     assert said + "; the run stopped there (no --iterations or --minutes)" in out
-    assert f"  target 0.05 BB per hand: {said}" in err  # said as soon as it was found, too
-    out, _, data = train(tmp_path, capsys, "--game", SMALL, "--sampling", "--target-exploitability", "0.001",
+    assert f"  target 0.02 BB per hand: {said}" in err  # said as soon as it was found, too
+    out, _, data = train(tmp_path, capsys, "--game", SMALL, "--sampling", "--target-exploitability", "0.0005",
                          "--bracket-samples", "20", "--quiet")
     assert data["target"]["samples_to_resolve"] > 131_072 and "beyond the most allowed (131,072, which resolves" in out
 

@@ -11,10 +11,11 @@ from distcfr.engine.row_table import RowTable
 BRACKET_CHUNK = 1 << 17  # deals evaluated together: bounds the bracket's memory at any size
 BRACKET_ROW_BYTES = 1 << 26  # and responding rows copied together (they grow with the stacks)
 REFINE = 4  # a close class's best response is chosen again on this many times more deals (0: never)
+REFINE_ROUNDS = 2  # and again, as long as it stays close, at most this many times in all (4 x 14, then 4 x 70)
 CLOSE_Z = 3.0  # close: a decision's top two actions within this many standard errors of their difference
 _DEAL_Q_FLOATS = 1 << 22  # per-deal action values held together while testing classes for closeness
 _CONTINUE = 1  # the parent decision's action whose value is its child decisions' (push, call)
-REFINE_STREAM = 4  # refinement deals: streams 4 + player, keyed by the class (0..3: the first sets)
+REFINE_STREAM = 4  # refinement deals: streams 4 + 2 round + player, keyed by the class (0..3: the first sets)
 BRACKET_STUBS = 1  # stubs per bracket deal: a deal's values are the mean over them (less noise a deal)
 GATE_Z = 3.0  # the scored response plays the profile where its in-sample gain is not this many standard errors above 0
 
@@ -78,13 +79,19 @@ def close_classes(game, profile: dict, deals: np.ndarray, player: int, per_class
 
 
 def refine_deals(game, seed: int, player: int, first: int, close: np.ndarray, extra: int,
-                 stubs: int = 1) -> np.ndarray:
+                 stubs: int = 1, round: int = 0) -> np.ndarray:
     """(close.sum() * extra, 2H + 2H stubs) deals: ``extra`` for each class first + i with
-    ``close[i]``, in class order, class c's from the stream keyed by (seed, 1, REFINE_STREAM + player,
-    c): its own, however the classes are grouped."""
+    ``close[i]``, in class order, class c's from the stream keyed by (seed, 1, REFINE_STREAM +
+    2 round + player, c): its own, however the classes are grouped."""
     counts = [np.array([extra if c else 0]) for c in close]
-    keys = [(1, REFINE_STREAM + player, first + i) for i in range(len(close))]
+    keys = [(1, REFINE_STREAM + 2 * round + player, first + i) for i in range(len(close))]
     return game.sample_blocks_deals(seed, keys, player, first, counts, stubs)
+
+
+def refine_steps(per_class: int, refine: int = REFINE, rounds: int = REFINE_ROUNDS) -> list[int]:
+    """The deals a close class gets in each refinement round, from ``per_class`` first ones: ``refine``
+    x all it has so far (4 x 14, then 4 x 70 ...)."""
+    return [refine * (1 + refine) ** r * per_class for r in range(rounds if refine > 0 else 0)]
 
 
 def class_moments(values: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -111,7 +118,8 @@ def gate_response(game, profile: dict, sigma: dict, player: int, rows: np.ndarra
 
 
 def bracket_chunk(game, sigma: dict, seed: int, per_class: int, player: int, first: int,
-                  stop: int, refine: int = REFINE, stubs: int = BRACKET_STUBS, gate: float = GATE_Z) -> np.ndarray:
+                  stop: int, refine: int = REFINE, stubs: int = BRACKET_STUBS, gate: float = GATE_Z,
+                  rounds: int = REFINE_ROUNDS) -> np.ndarray:
     """(7, B): what classes [first, stop) of ``player`` add to the bracket's sums: the hand-weighted
     mean and variance of its best response's in-sample gain over the profile (button payoff: the
     best response's value less the profile's on the same deals, whose noise mostly cancels), of the
@@ -119,7 +127,9 @@ def bracket_chunk(game, sigma: dict, seed: int, per_class: int, player: int, fir
     the refinement deals drawn.
     A class whose best response is close (:func:`close_classes`) chooses it again on ``refine`` x
     ``per_class`` more deals of its own stream (:func:`refine_deals`) with the first ones, and its
-    in-sample value is taken on them all: less of the optimizer's curse where it is largest. The
+    in-sample value is taken on them all: less of the optimizer's curse where it is largest; a class
+    still close on them all does it again (``refine`` x its deals so far, stream of the round), up to
+    ``rounds`` rounds: the deals go where the two best actions stay hard to tell apart. The
     response scored on independent deals plays the profile wherever its in-sample gain is within
     ``gate`` standard errors of zero (:func:`gate_response`; ``-inf``: nowhere). Every
     deal holds ``stubs`` stubs and is worth the mean over them (the stub is most of a deal's noise).
@@ -138,20 +148,25 @@ def bracket_chunk(game, sigma: dict, seed: int, per_class: int, player: int, fir
         return class_moments(game.deal_values(profile, deals) - game.deal_values(sigma, deals), n)
 
     moments = [gain(choose, per_class)]
-    extra = 0
-    if refine > 0 and per_class > 1:
-        close = close_classes(game, profile, choose, player, per_class)
-        n, h = (1 + refine) * per_class, choose.shape[1]
-        at = np.flatnonzero(close)
-        step = max(1, BRACKET_CHUNK // n)  # close classes refined together: a chunk's deals at most
-        for group in (at[lo:lo + step] for lo in range(0, len(at), step)):
-            more = refine_deals(game, seed, player, first, np.isin(np.arange(stop - first), group),
-                                refine * per_class, stubs)
-            both = np.concatenate([choose.reshape(-1, per_class, h)[group], more.reshape(len(group), -1, h)],
-                                  axis=1).reshape(-1, h)  # a close class's first deals, then its new ones
+
+    def refined(deals, at, n, round):  # the deals drawn refining classes ``at`` (n deals each in ``deals``)
+        if round == rounds or n < 2:
+            return 0
+        close = np.flatnonzero(close_classes(game, profile, deals, player, n))
+        drawn, more_n, h = 0, (1 + refine) * n, deals.shape[1]
+        step = max(1, BRACKET_CHUNK // more_n)  # close classes refined together: a chunk's deals at most
+        for group in (close[lo:lo + step] for lo in range(0, len(close), step)):
+            classes = at[group]
+            more = refine_deals(game, seed, player, first, np.isin(np.arange(stop - first), classes),
+                                refine * n, stubs, round)
+            both = np.concatenate([deals.reshape(-1, n, h)[group], more.reshape(len(group), -1, h)],
+                                  axis=1).reshape(-1, h)  # a close class's deals so far, then its new ones
             best_response(game, profile, both, player)  # the close classes' rows again
-            moments[0][0][group], moments[0][1][group] = gain(both, n)
-            extra += len(more)
+            moments[0][0][classes], moments[0][1][classes] = gain(both, more_n)
+            drawn += len(more) + refined(both, classes, more_n, round + 1)
+        return drawn
+
+    extra = refined(choose, np.arange(stop - first), per_class, 0) if refine > 0 else 0
     gate_response(game, profile, sigma, player, rows, *moments[0], gate)
     own = game.deal_values(sigma, score)
     moments.append(class_moments(game.deal_values(profile, score) - own, per_class))

@@ -20,22 +20,25 @@ MIN_POINTS = 3  # evaluations a rate is fitted to, at least
 FIT_POINTS = 6  # and at most: the latest ones (early iterations fall at another rate)
 
 
+def unresolved(bracket) -> np.ndarray:
+    """(B,) bool: where the bracket cannot tell the strategy from an equilibrium: its interval's lower
+    end (what the strategy is shown to lose at least) is below its resolution."""
+    return bracket.interval()[0] < bracket.resolution()
+
+
 def out_of_reach(bracket, target: float) -> bool:
     """Whether more iterations cannot bring the bracket's upper end under ``target``: it is above it,
     and at some stack the interval's lower end (what the strategy is shown to lose at least) is below
     the bracket's resolution (it cannot tell the strategy from an equilibrium) while the resolution
     is above the target. (Before that, early strategies' resolutions say little about the later ones'.)"""
-    low, high = bracket.interval()
-    resolution = bracket.resolution()
-    return bool(high.max() > target and ((low < resolution) & (resolution > target)).any())
+    return bool(bracket.interval()[1].max() > target and (unresolved(bracket) & (bracket.resolution() > target)).any())
 
 
 def noise_bound(bracket) -> bool:
     """Whether the bracket cannot tell the strategy from an equilibrium at any stack: everywhere its
     interval's lower end is below its resolution, so its upper end is mostly the bracket's own noise
     (a later bracket of the same samples would say the same of a better strategy)."""
-    low, _ = bracket.interval()
-    return bool((low < bracket.resolution()).all())
+    return bool(unresolved(bracket).all())
 
 
 def samples_to_resolve(bracket, target: float) -> int:

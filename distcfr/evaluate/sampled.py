@@ -7,7 +7,15 @@ import dataclasses
 
 import numpy as np
 
-from distcfr.engine.sampled_bracket import BRACKET_STUBS, GATE_Z, REFINE, bracket_chunk, bracket_chunks, chunk_total
+from distcfr.engine.sampled_bracket import (
+    BRACKET_STUBS,
+    GATE_Z,
+    REFINE,
+    REFINE_ROUNDS,
+    bracket_chunk,
+    bracket_chunks,
+    chunk_total,
+)
 
 Z95 = 1.96  # standard errors either side of a normal estimate's 95% interval
 
@@ -56,17 +64,19 @@ def bracket_from_sums(sums: list[np.ndarray], per_class: int) -> Bracket:
 
 
 def exploitability_bracket(game, sigma: dict[str, np.ndarray], seed: int, per_class: int,
-                           refine: int = REFINE, stubs: int = BRACKET_STUBS, gate: float = GATE_Z) -> Bracket:
+                           refine: int = REFINE, stubs: int = BRACKET_STUBS, gate: float = GATE_Z,
+                           rounds: int = REFINE_ROUNDS) -> Bracket:
     """Sampled exploitability bracket of ``sigma`` from, per player, two independent stratified sets of
     ``per_class`` deals per hand class: one to choose the player's best response (and score it in-sample:
     ``high``), one to score it (``low``) and the profile itself (``value``); classes whose best
-    response is close choose it again on ``refine`` times more deals (0: not); every deal holds
+    response is close choose it again on ``refine`` times more deals (0: not), up to ``rounds``
+    times while they stay close; every deal holds
     ``stubs`` stubs; the scored response keeps the profile's play where its in-sample gain is within
     ``gate`` standard errors of zero. In this process; a sampled solve's shards evaluate the same
     chunks where its rows lie (same bits)."""
     chunks = bracket_chunks(game, per_class)
     return bracket_from_sums([chunk_total(bracket_chunk(game, sigma, seed, per_class, player, first, stop, refine,
-                                                        stubs, gate)
+                                                        stubs, gate, rounds)
                                           for first, stop in chunks) for player in (0, 1)], per_class)
 
 
