@@ -166,6 +166,10 @@ def _iterate(solver: Solver, plan: RunPlan, result: RunResult, on_iteration, han
                 except WorkersLost as lost:  # a sampled run's progress bracket is evaluated where the rows lie
                     _recover(solver, plan, result, lost, time.perf_counter() - began, requested)
                     continue
+                except KeyboardInterrupt:  # Ray's own in place of the StopRequested raised into its wait
+                    if requested:
+                        raise StopRequested from None
+                    raise
                 finally:
                     waiting[0] = False
                 eval_seconds += time.perf_counter() - began
