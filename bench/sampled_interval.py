@@ -6,8 +6,9 @@ short sampled solve, held to the exact evaluation of the same strategy (small de
         [--configs "spec;spec"] [--json out.json]
 
 Prints, per configuration and setting (deals per class, refinement factor, ``x K`` for K rounds of
-it: ``8000:4x2``, and stubs a deal if a third number is given: ``8000:4:4``; a fourth is the scored response's gate in standard errors,
-``off`` for none: ``8000:4:1:off``; the library's default otherwise): how many seeds'
+it: ``8000:4x2``, and stubs a deal if a third number is given: ``8000:4:4``; a fourth is the scored
+response's gate in standard errors, ``off`` for none: ``8000:4:1:off``; the library's default
+otherwise): how many seeds'
 intervals contain the exact exploitability, the median and largest ratio upper end / exact, the
 median lower end / exact, the median lower and upper ends, and the bracket's cost (CPU seconds of
 this process, deals drawn).
