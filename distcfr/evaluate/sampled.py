@@ -70,10 +70,9 @@ def exploitability_bracket(game, sigma: dict[str, np.ndarray], seed: int, per_cl
     ``per_class`` deals per hand class: one to choose the player's best response (and score it in-sample:
     ``high``), one to score it (``low``) and the profile itself (``value``); classes whose best
     response is close choose it again on ``refine`` times more deals (0: not), up to ``rounds``
-    times while they stay close; every deal holds
-    ``stubs`` stubs; the scored response keeps the profile's play where its in-sample gain is within
-    ``gate`` standard errors of zero. In this process; a sampled solve's shards evaluate the same
-    chunks where its rows lie (same bits)."""
+    times while they stay close; every deal holds ``stubs`` stubs; the scored response keeps the
+    profile's play where its in-sample gain is within ``gate`` standard errors of zero. In this
+    process; a sampled solve's shards evaluate the same chunks where its rows lie (same bits)."""
     chunks = bracket_chunks(game, per_class)
     return bracket_from_sums([chunk_total(bracket_chunk(game, sigma, seed, per_class, player, first, stop, refine,
                                                         stubs, gate, rounds)
