@@ -10,6 +10,7 @@ from reference_sampled import solve_sampled
 
 import distcfr
 from distcfr.engine.kernels import sampled_kernel
+from distcfr.engine.sampled_bracket import REFINE
 from distcfr.evaluate.class_strategy import load_class_strategy
 from distcfr.solve.checkpoint import SampledCheckpoint
 from distcfr.solve.sampled_solver import SampledSolver
@@ -140,12 +141,15 @@ def test_show_reads_a_sampled_file(tmp_path, capsys):
 def test_the_real_five_card_game_runs(tmp_path):
     summary = tmp_path / "f.json"
     out = tmp_path / "f.msgpack"
+    # one refinement round: the real game's final bracket in a minute (two take 4 minutes of CI at 2 per class)
     assert main(["--game", "draw27(ranks=13,suits=4,hand=5,stacks=10)", "--iterations", "2", "--batch", "2000",
-                 "--bracket-samples", "2", "--workers", "0", "--quiet", "--out", str(out),
+                 "--bracket-samples", "2", "--bracket-rounds", "1", "--workers", "0", "--quiet", "--out", str(out),
                  "--summary-json", str(summary)]) == 0
     data = json.loads(summary.read_text())
     low, high = data["exploitability_ci"]
     assert data["mode"] == "sampled" and data["deals"] == 8000 and 0 <= low <= high
+    assert data["bracket"]["refine_rounds"] == 1 and data["bracket"]["refine_deals"] % (REFINE * 2) == 0
+    assert data["bracket"]["refine_deals"] > 0
     assert data["exploitability"] == max(row["exploitability"] for row in data["per_variant"])
     loaded = load_class_strategy(out)
     assert loaded.tables["btn_draw"].shape == (134_459, 6, 1, 32)
@@ -310,9 +314,12 @@ def test_the_workers_bracket_is_the_gathered_strategys_bracket_bit_for_bit(ray_l
     with SampledSolver(distcfr.load_game(SMALL), batch=400, seed=3, shards=5, shard_set=Launch(3).sampled) as solver:
         solver.solve(iterations=6)
         spread, gathered = solver.bracket(30), solver.average_strategy().bracket(30)
+        one_round = solver.bracket(30, rounds=1), solver.average_strategy().bracket(30, rounds=1)
     for field in ("low", "low_se", "high", "high_se", "value", "value_se"):
         assert getattr(spread, field).tobytes() == getattr(gathered, field).tobytes(), field
-    assert spread.extra_deals == gathered.extra_deals > 0  # the same close classes refined
+        assert getattr(one_round[0], field).tobytes() == getattr(one_round[1], field).tobytes(), field
+    assert spread.extra_deals == gathered.extra_deals > one_round[0].extra_deals == one_round[1].extra_deals > 0
+    assert (spread.rounds, one_round[0].rounds) == (2, 1)
     lower, upper = spread.interval()
     assert (lower < upper).all() and (spread.high_se > 0).all() and (spread.value_se > 0).all()
 

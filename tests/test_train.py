@@ -60,6 +60,24 @@ def test_a_sampled_summary_says_what_its_bracket_cost(tmp_path, capsys):
                     f"{cost['refine_deals']:,} refining close classes) in {cost['seconds']:.1f} s")
 
 
+def test_bracket_rounds_say_how_far_close_classes_are_refined(tmp_path, capsys):
+    refined = []
+    for rounds in (0, 1, 2):
+        _, err, data = train(tmp_path, capsys, "--game", SMALL, "--sampling", "--iterations", "5",
+                             "--bracket-samples", "200", "--bracket-rounds", str(rounds))
+        cost = data["bracket"]
+        assert cost["refine_rounds"] == rounds and cost["deals"] == 4 * 200 * 36 + cost["refine_deals"]
+        line = next(line for line in err.splitlines() if line.startswith("  final exploitability bracket: "))
+        words = {0: "no refinement of close classes (--bracket-rounds 0)",
+                 1: f"plus {REFINE * 200:,} for each class whose best response is close",
+                 2: f"plus {REFINE * 200:,} for each class whose best response is close, "
+                    f"{REFINE * (1 + REFINE) * 200:,} more for each still close"}
+        said = f"  final exploitability bracket: 200 deals per hand class, {4 * 200 * 36:,} deals, {words[rounds]}"
+        assert line == said
+        refined.append(cost["refine_deals"])
+    assert refined[0] == 0 < refined[1] <= refined[2]  # a second round adds to the first's deals (the same ones)
+
+
 @pytest.mark.parametrize("game", [SMALL, "draw27(ranks=6,suits=2,hand=2,stacks=2:3:1)"])
 def test_progress_lines_say_the_brackets_worst_stack_in_bb_and_mbb(tmp_path, capsys, monkeypatch, game):
     monkeypatch.setattr("distcfr.train.Progress", functools.partial(Progress, log_every=0.0))  # a line per iteration

@@ -27,7 +27,7 @@ import numpy as np
 from distcfr.engine.kernels import sampled_kernel
 from distcfr.engine.row_table import HeldRows, RowTable
 from distcfr.engine.rules import Rule, regret_matching, rule_from_fields, update_sampled_rows
-from distcfr.engine.sampled_bracket import bracket_chunk, chunk_total
+from distcfr.engine.sampled_bracket import REFINE_ROUNDS, bracket_chunk, chunk_total
 from distcfr.games.registry import load_game
 
 TABLE_DTYPE = np.float32  # regrets and sums: half the memory of float64 where the tables are largest
@@ -326,14 +326,16 @@ class ClassBlockGroup:
                   for name in self.sums}
         return StrategyRows(firsts, self.hi, chunks)
 
-    def bracket_sums(self, seed: int, per_class: int, player: int, chunks: list[tuple[int, int]],
+    def bracket_sums(self, seed: int, per_class: int, rounds: int, player: int, chunks: list[tuple[int, int]],
                      *averages: StrategyRows) -> list[np.ndarray]:
         """The bracket's sums of ``player`` for these class ranges (:func:`~distcfr.engine.sampled_bracket.
-        bracket_chunk`), against the average strategy of every group (``averages``, in row order)."""
+        bracket_chunk`, ``rounds`` refinement rounds), against the average strategy of every group
+        (``averages``, in row order)."""
         parts = self.fetch(list(averages))
         firsts = [f for p in parts for f in p.firsts] + [parts[-1].stop]
         sigma = {b.name: RowTable(firsts, [c for p in parts for c in p.chunks[b.name]]) for b in self.kernel.blocks}
-        return [bracket_chunk(self.kernel, sigma, seed, per_class, player, first, stop) for first, stop in chunks]
+        return [bracket_chunk(self.kernel, sigma, seed, per_class, player, first, stop, rounds=rounds)
+                for first, stop in chunks]
 
     def release(self) -> None:
         """Let this group's references to its published strategy and its drawn deals go."""
@@ -380,7 +382,8 @@ class ClassBlockSetBase:
         parts = self._gather("tables")
         return tuple({name: _joined([p[i][name] for p in parts]) for name in parts[0][i]} for i in (0, 1))
 
-    def bracket_sums(self, seed: int, per_class: int, chunks: list[tuple[int, int]]) -> list[np.ndarray]:
+    def bracket_sums(self, seed: int, per_class: int, chunks: list[tuple[int, int]],
+                     rounds: int = REFINE_ROUNDS) -> list[np.ndarray]:
         """Each player's (7, B) sums of the exploitability bracket of the average strategy
         (distcfr.engine.sampled_bracket; distcfr.evaluate.sampled ``bracket_from_sums`` makes the
         bracket), its chunks spread over the groups, each reading the average where it lies: the
@@ -391,7 +394,7 @@ class ClassBlockSetBase:
         split = [chunks[len(chunks) * g // n:len(chunks) * (g + 1) // n] for g in range(n)]
         sums = []
         for player in (0, 1):
-            calls = [self._call(g, "bracket_sums", seed, per_class, player, part, *averages)
+            calls = [self._call(g, "bracket_sums", seed, per_class, rounds, player, part, *averages)
                      for g, part in enumerate(split) if part]
             sums.append(chunk_total(total for call in calls for total in self._result(call)))
         return sums

@@ -149,24 +149,27 @@ def bracket_chunk(game, sigma: dict, seed: int, per_class: int, player: int, fir
 
     moments = [gain(choose, per_class)]
 
-    def refined(deals, at, n, round):  # the deals drawn refining classes ``at`` (n deals each in ``deals``)
-        if round == rounds or n < 2:
+    steps = refine_steps(per_class, refine, rounds)  # a close class's new deals in each round
+
+    def refined(deals, at, round):  # the deals drawn refining classes ``at`` (their deals so far in ``deals``)
+        n = per_class + sum(steps[:round])
+        if round == len(steps) or n < 2:
             return 0
         close = np.flatnonzero(close_classes(game, profile, deals, player, n))
-        drawn, more_n, h = 0, (1 + refine) * n, deals.shape[1]
+        drawn, more_n, h = 0, n + steps[round], deals.shape[1]
         step = max(1, BRACKET_CHUNK // more_n)  # close classes refined together: a chunk's deals at most
         for group in (close[lo:lo + step] for lo in range(0, len(close), step)):
             classes = at[group]
             more = refine_deals(game, seed, player, first, np.isin(np.arange(stop - first), classes),
-                                refine * n, stubs, round)
+                                steps[round], stubs, round)
             both = np.concatenate([deals.reshape(-1, n, h)[group], more.reshape(len(group), -1, h)],
                                   axis=1).reshape(-1, h)  # a close class's deals so far, then its new ones
             best_response(game, profile, both, player)  # the close classes' rows again
             moments[0][0][classes], moments[0][1][classes] = gain(both, more_n)
-            drawn += len(more) + refined(both, classes, more_n, round + 1)
+            drawn += len(more) + refined(both, classes, round + 1)
         return drawn
 
-    extra = refined(choose, np.arange(stop - first), per_class, 0) if refine > 0 else 0
+    extra = refined(choose, np.arange(stop - first), 0)
     gate_response(game, profile, sigma, player, rows, *moments[0], gate)
     own = game.deal_values(sigma, score)
     moments.append(class_moments(game.deal_values(profile, score) - own, per_class))

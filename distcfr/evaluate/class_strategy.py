@@ -10,6 +10,7 @@ import numpy as np
 
 from distcfr.engine.kernels import sampled_kernel
 from distcfr.engine.memory import check_fits, class_tables_bytes
+from distcfr.engine.sampled_bracket import REFINE_ROUNDS
 from distcfr.errors import BadFile, DistcfrError
 from distcfr.evaluate.sampled import Bracket, exploitability_bracket
 from distcfr.evaluate.strategy import Strategy
@@ -36,12 +37,14 @@ class ClassStrategy:
         self.tables = tables
         self.meta = dict(meta or {})
 
-    def bracket(self, per_class: int | None = None, seed: int = BRACKET_SEED) -> Bracket:
+    def bracket(self, per_class: int | None = None, seed: int = BRACKET_SEED, rounds: int = REFINE_ROUNDS) -> Bracket:
         """The sampled exploitability bracket per stack (BB per hand): best responses chosen on
         ``per_class`` deals per hand class and scored on as many independent ones (lower estimate),
         and their in-sample value (upper estimate), with standard errors; the profile value with its
-        error. By default as many deals per class as fit in ``BRACKET_DEALS``."""
-        return exploitability_bracket(self.kernel, self.tables, seed, per_class or default_per_class(self.kernel))
+        error. By default as many deals per class as fit in ``BRACKET_DEALS``; close classes choose
+        again on more deals in up to ``rounds`` rounds (0: none)."""
+        return exploitability_bracket(self.kernel, self.tables, seed, per_class or default_per_class(self.kernel),
+                                      rounds=rounds)
 
     @cached_property
     def default_bracket(self) -> Bracket:

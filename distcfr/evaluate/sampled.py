@@ -29,8 +29,8 @@ class Bracket:
     chosen again on more deals); both are the best responses' gains over the profile on the same
     deals, so the deals' luck mostly cancels. ``*_se`` are standard errors. ``value``
     is the profile's button value; ``per_class`` the deals per hand class in each set; ``extra_deals``
-    those drawn again for the classes whose best response was close (both players: see
-    distcfr.engine.sampled_bracket.bracket_chunk)."""
+    those drawn again for the classes whose best response was close, in at most ``rounds`` rounds (both
+    players: see distcfr.engine.sampled_bracket.bracket_chunk)."""
 
     low: np.ndarray
     low_se: np.ndarray
@@ -40,6 +40,7 @@ class Bracket:
     value_se: np.ndarray
     per_class: int
     extra_deals: int = 0
+    rounds: int = REFINE_ROUNDS
 
     def interval(self) -> tuple[np.ndarray, np.ndarray]:
         """Per stack, the 95% interval the bracket reports: the lower estimate less 1.96 standard
@@ -54,13 +55,13 @@ class Bracket:
         return np.maximum(self.high - self.low, 0.0) + Z95 * self.high_se
 
 
-def bracket_from_sums(sums: list[np.ndarray], per_class: int) -> Bracket:
+def bracket_from_sums(sums: list[np.ndarray], per_class: int, rounds: int = REFINE_ROUNDS) -> Bracket:
     """The bracket from each player's (7, B) chunk total (see :func:`bracket_chunk`)."""
     def gap(i):  # (BR1 + BR2) / 2 and its standard error, each best response in its own payoff
         return (sums[0][i] - sums[1][i]) / 2, np.sqrt(sums[0][i + 1] + sums[1][i + 1]) / 2
 
     extra = int(sums[0][6][0] + sums[1][6][0])
-    return Bracket(*gap(2), *gap(0), sums[0][4], np.sqrt(sums[0][5]), per_class, extra)
+    return Bracket(*gap(2), *gap(0), sums[0][4], np.sqrt(sums[0][5]), per_class, extra, rounds)
 
 
 def exploitability_bracket(game, sigma: dict[str, np.ndarray], seed: int, per_class: int,
@@ -76,7 +77,8 @@ def exploitability_bracket(game, sigma: dict[str, np.ndarray], seed: int, per_cl
     chunks = bracket_chunks(game, per_class)
     return bracket_from_sums([chunk_total(bracket_chunk(game, sigma, seed, per_class, player, first, stop, refine,
                                                         stubs, gate, rounds)
-                                          for first, stop in chunks) for player in (0, 1)], per_class)
+                                          for first, stop in chunks) for player in (0, 1)], per_class,
+                             rounds if refine > 0 else 0)
 
 
 __all__ = ["Z95", "Bracket", "bracket_from_sums", "exploitability_bracket"]

@@ -71,7 +71,8 @@ def bracket_cost(bracket, n_classes: int, seconds: float, workers: int) -> dict:
     process)."""
     drawn = 4 * bracket.per_class * n_classes
     return {"per_class": bracket.per_class, "deals": drawn + bracket.extra_deals,
-            "refine_deals": bracket.extra_deals, "seconds": seconds, "workers": workers}
+            "refine_deals": bracket.extra_deals, "refine_rounds": bracket.rounds, "seconds": seconds,
+            "workers": workers}
 
 
 def _break_even(game, bracket) -> dict:

@@ -146,12 +146,8 @@ def _iterate(solver: Solver, plan: RunPlan, result: RunResult, on_iteration, han
             except WorkersLost as lost:
                 _recover(solver, plan, result, lost, time.perf_counter() - began, requested)
                 continue
-            except (Exception, KeyboardInterrupt):
-                # the signal took the workers down before it reached this loop, or Ray's ray.get raised its own
-                # KeyboardInterrupt in place of the StopRequested raised into it
-                if requested:
-                    raise StopRequested from None
-                raise
+            except (Exception, KeyboardInterrupt):  # the signal took the workers down before it reached this loop
+                _stop_if_requested(requested)
             expl = None
             last = (plan.iterations is not None and solver.iteration >= plan.iterations) or \
                 solver.iteration >= MAX_ITERATION
@@ -166,10 +162,8 @@ def _iterate(solver: Solver, plan: RunPlan, result: RunResult, on_iteration, han
                 except WorkersLost as lost:  # a sampled run's progress bracket is evaluated where the rows lie
                     _recover(solver, plan, result, lost, time.perf_counter() - began, requested)
                     continue
-                except KeyboardInterrupt:  # Ray's own in place of the StopRequested raised into its wait
-                    if requested:
-                        raise StopRequested from None
-                    raise
+                except KeyboardInterrupt:
+                    _stop_if_requested(requested)
                 finally:
                     waiting[0] = False
                 eval_seconds += time.perf_counter() - began
@@ -206,6 +200,14 @@ def _iterate(solver: Solver, plan: RunPlan, result: RunResult, on_iteration, han
             _save(solver, plan, result, plan.checkpoint)
         except WorkersLost:
             result.workers_lost = True  # the signal reached them too, after Ray's look at them above
+
+
+def _stop_if_requested(requested: list[int]) -> None:
+    """In an ``except`` block: a stop where a signal was ``requested`` (Ray's ``ray.get`` raises its own
+    KeyboardInterrupt in place of the StopRequested raised into its wait), else the error again."""
+    if requested:
+        raise StopRequested from None
+    raise  # the exception the caller is handling
 
 
 MAX_RECOVERIES = 10  # lost workers a run goes on after; past this it stops (a cluster losing nodes all night)
