@@ -184,7 +184,7 @@ def test_train_and_show_print_the_same_group_table(tmp_path, capsys):
 
     out = tmp_path / "s.msgpack"
     assert train(["--game", "draw27(ranks=8,suits=2,hand=3,stacks=10)", "--sampling", "--iterations", "5",
-                  "--bracket-samples", "2000", "--quiet", "--out", str(out)]) == 0
+                  "--bracket-samples", "200", "--quiet", "--out", str(out)]) == 0
     trained = capsys.readouterr().out
     assert show([str(out)]) == 0
     shown = capsys.readouterr().out
@@ -216,7 +216,7 @@ def test_train_prints_push_and_call_per_group_for_several_stacks(tmp_path, capsy
     from distcfr.train import main as train
 
     assert train(["--game", "draw27(ranks=8,suits=2,hand=3,stacks=3:4:1)", "--sampling", "--iterations", "3",
-                  "--batch", "2000", "--bracket-samples", "2000", "--quiet", "--out", str(tmp_path / "m.msgpack")]) == 0
+                  "--batch", "2000", "--bracket-samples", "200", "--quiet", "--out", str(tmp_path / "m.msgpack")]) == 0
     lines = capsys.readouterr().out.splitlines()
     head = next(i for i, line in enumerate(lines) if line.strip().startswith("hand group"))
     assert lines[head].split()[-2:] == ["3BB", "4BB"]

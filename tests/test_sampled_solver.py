@@ -334,9 +334,13 @@ def test_ctrl_c_on_ray_workers_saves_the_checkpoint_and_says_so_in_one_line(tmp_
     ckpt, out = tmp_path / "c.ckpt", tmp_path / "c.msgpack"
     driver = subprocess.Popen([sys.executable, "-m", "distcfr.train", "--sampling", "--batch", "300000",
                                "--game", "draw27(ranks=8,suits=2,hand=3,stacks=3:10:7)", "--iterations", "100000",
-                               "--workers", "2", "--checkpoint", str(ckpt), "--out", str(out)],
+                               "--workers", "2", "--checkpoint", str(ckpt), "--checkpoint-every", "1",
+                               "--out", str(out)],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(25)  # an embedded Ray starts in a few seconds; then the workers run iterations
+    waited = time.monotonic()
+    while not ckpt.exists() and time.monotonic() - waited < 90:  # Ray is up and the workers run iterations
+        time.sleep(0.2)
+    time.sleep(1.0)
     driver.send_signal(signal.SIGINT)  # (Ray's ray.get answers it with a KeyboardInterrupt of its own)
     stdout, stderr = driver.communicate(timeout=120)
     assert driver.returncode == 130 and "interrupted" in stdout and "Traceback" not in stderr, stderr[-2000:]
