@@ -57,7 +57,7 @@ def test_a_sampled_summary_says_what_its_bracket_cost(tmp_path, capsys):
     assert cost["deals"] == 4 * 200 * 36 + cost["refine_deals"] and cost["refine_deals"] % (REFINE * 200) == 0
     line = next(line for line in out.splitlines() if line.startswith("  the bracket: "))
     assert line == (f"  the bracket: {cost['deals']:,} deals (200 per hand class in each player's two sets, "
-                    f"{cost['refine_deals']:,} refining close classes) in {cost['seconds']:.1f} s")
+                    f"{cost['refine_deals']:,} refining close classes in 2 rounds) in {cost['seconds']:.1f} s")
 
 
 def test_bracket_rounds_say_how_far_close_classes_are_refined(tmp_path, capsys):

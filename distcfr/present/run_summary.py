@@ -63,9 +63,11 @@ def print_sampled(summary: dict, out_path, groups: dict | None = None) -> None:
     cost = summary.get("bracket")
     if cost:
         where = f" on {cost['workers']} workers" if cost["workers"] else ""
+        rounds = cost["refine_rounds"]
+        refined = (f"{cost['refine_deals']:,} refining close classes in {rounds} round{'s' * (rounds != 1)}"
+                   if rounds else "no refinement")
         print(fit_line(f"  the bracket: {cost['deals']:,} deals ({cost['per_class']:,} per hand class in each "
-                       f"player's two sets, {cost['refine_deals']:,} refining close classes) in "
-                       f"{cost['seconds']:.1f} s{where}"))
+                       f"player's two sets, {refined}) in {cost['seconds']:.1f} s{where}"))
     if "target" in summary:
         print(fit_line(target_line(summary["target"], unit)))
     if "break_even" in summary:
