@@ -46,8 +46,9 @@ def check_distinct(inputs: dict[str, str | None], outputs: dict[str, str | None]
         seen[where] = option
 
 
-def whole_number(minimum: int, meaning: str):
-    """An argparse type: an integer >= ``minimum``; ``meaning`` says what the minimum means."""
+def whole_number(minimum: int, meaning: str, maximum: int | None = None, why: str = ""):
+    """An argparse type: an integer >= ``minimum`` (``meaning`` says what the minimum means) and, with
+    ``maximum``, at most that (``why`` says why, after it)."""
 
     def parse(text: str) -> int:
         try:
@@ -56,6 +57,8 @@ def whole_number(minimum: int, meaning: str):
             raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
         if value < minimum:
             raise argparse.ArgumentTypeError(f"must be {meaning}, got {value}")
+        if maximum is not None and value > maximum:
+            raise argparse.ArgumentTypeError(f"at most {maximum:,}{why}, got {value:,}")
         return value
 
     return parse

@@ -51,25 +51,11 @@ from distcfr.solve.sampled_solver import BATCH_PER_CLASS, DEFAULT_BATCH
 DEFAULT_GAME = "leduc"
 _positive_int = whole_number(1, "positive")
 _non_negative_int = whole_number(0, "0 (in-process) or more")
-_at_least_two = whole_number(2, "at least 2")
-_non_negative_rounds = whole_number(0, "0 (no refinement) or more")
+_bracket_samples = whole_number(2, "at least 2", MAX_BRACKET_SAMPLES,
+                                " deals per hand class (one chunk of the bracket's work)")
 MAX_BRACKET_ROUNDS = 4
-
-
-def _bracket_samples(text: str) -> int:
-    value = _at_least_two(text)
-    if value > MAX_BRACKET_SAMPLES:
-        raise argparse.ArgumentTypeError(f"at most {MAX_BRACKET_SAMPLES:,} deals per hand class (one chunk of the "
-                                         f"bracket's work), got {value:,}")
-    return value
-
-
-def _bracket_rounds(text: str) -> int:
-    value = _non_negative_rounds(text)
-    if value > MAX_BRACKET_ROUNDS:
-        raise argparse.ArgumentTypeError(f"at most {MAX_BRACKET_ROUNDS} (a round draws 4x all a close class had: "
-                                         f"round {MAX_BRACKET_ROUNDS} gives one 500x its samples), got {value}")
-    return value
+_bracket_rounds = whole_number(0, "0 (no refinement) or more", MAX_BRACKET_ROUNDS,
+                               " (a round draws 4x all a close class had: the 4th, 500x its first samples)")
 
 
 def _path(text: str) -> str:
