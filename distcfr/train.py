@@ -41,7 +41,7 @@ from distcfr.evaluate.units import amount, exploitability_text
 from distcfr.games.registry import REGISTRY, defaults_help, load_game
 from distcfr.io.paths import check_writable, partial_writes, write_atomic
 from distcfr.present.lowball_groups import group_report
-from distcfr.present.run_summary import out_of_reach_text, print_result, print_sampled, target_head
+from distcfr.present.run_summary import duration, out_of_reach_text, print_result, print_sampled, target_head
 from distcfr.progress import Progress
 from distcfr.solve.checkpoint import UPDATES, load_checkpoint
 from distcfr.solve.launch import RELEASE_SECONDS, open_solver, resume_solver, use_sampling
@@ -169,6 +169,7 @@ def build_parser() -> argparse.ArgumentParser:
 DEFAULT_MINUTES = 10.0  # a sampled solve given no stopping rule
 EVAL_SHARE = 0.1  # sampled progress brackets take at most this share of a run's time
 PROGRESS_SHARE = 4  # a progress bracket has this many times fewer deals per class than the final one
+SAY_FINAL_BRACKET_TIME = 10.0  # seconds: a final bracket expected to take longer says so as it starts
 SAMPLED_ONLY = ("batch", "seed", "bracket_samples", "bracket_rounds")  # options only a sampled solve uses
 ANNOUNCE_BYTES = 100_000_000  # files at least this large are announced with their size before they are written
 
@@ -569,11 +570,25 @@ class _SampledRun(_Run):
         solver.release_strategy()  # the run is over: its memory goes to the bracket and the average
         per_class = self.final_per_class
         self.say(f"  final exploitability bracket: {per_class:,} deals per hand class, "
-                 f"{4 * per_class * solver.kernel.n_classes:,} deals, " + refine_text(per_class, self.rounds))
+                 f"{4 * per_class * solver.kernel.n_classes:,} deals, " + refine_text(per_class, self.rounds)
+                 + self.final_bracket_estimate())
         began = time.perf_counter()
         bracket = solver.bracket(per_class, rounds=self.rounds)
         seconds = time.perf_counter() - began
         return (self.record(solver, bracket, began) if self.target else bracket), seconds
+
+    def final_bracket_estimate(self) -> str:
+        """How long the final bracket may take: the latest progress bracket's time scaled by the
+        samples (its deals, refinement included, grow with them); none without one, or for a short one."""
+        progress = [h for h in self.history if h["per_class"] == self.per_class]
+        if not progress or self.per_class == self.final_per_class:
+            return ""
+        took = progress[-1]["bracket_seconds"]
+        expected = took * self.final_per_class / self.per_class
+        if expected < SAY_FINAL_BRACKET_TIME:
+            return ""
+        return (f"; about {duration(expected)} (the last progress bracket, {self.per_class:,} per class, "
+                f"took {took:.3g} s)")
 
     def end_work(self, solver) -> None:
         """The run's end work on its workers (the plan's ``at_end``, where a lost worker is recovered

@@ -13,6 +13,7 @@ from printed import shown
 from distcfr.engine.sampled_bracket import REFINE
 from distcfr.evaluate.class_strategy import MAX_PER_CLASS
 from distcfr.evaluate.units import figure
+from distcfr.present.run_summary import duration
 from distcfr.progress import Progress
 from distcfr.train import PROGRESS_SHARE, main
 
@@ -59,6 +60,20 @@ def test_a_sampled_summary_says_what_its_bracket_cost(tmp_path, capsys):
     assert line == (f"  the bracket: {cost['deals']:,} deals (200 per hand class in each player's two sets, "
                     f"{cost['refine_deals']:,} refining close classes in 2 rounds) in {cost['seconds']:.1f} s")
 
+
+def test_the_final_bracket_says_how_long_it_may_take_from_the_last_progress_bracket(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("distcfr.train.EVAL_SHARE", 1.0)  # every due bracket runs, however long it takes
+    monkeypatch.setattr("distcfr.train.SAY_FINAL_BRACKET_TIME", 0.0)  # said however short (from 10 s in use)
+    _, err, data = train(tmp_path, capsys, "--game", SMALL, "--sampling", "--iterations", "6", "--eval-every", "2",
+                         "--bracket-samples", "400")
+    last = [h for h in data["bracket_history"] if h["per_class"] == 100][-1]  # a quarter of the samples
+    line = next(line for line in err.splitlines() if line.startswith("  final exploitability bracket: "))
+    took = last["bracket_seconds"]
+    assert line.endswith(f"; about {duration(4 * took)} (the last progress bracket, 100 per class, took {took:.3g} s)")
+    _, err, _ = train(tmp_path, capsys, "--game", SMALL, "--sampling", "--iterations", "6", "--eval-every", "2",
+                      "--bracket-samples", "2")
+    line = next(line for line in err.splitlines() if line.startswith("  final exploitability bracket: "))
+    assert "about" not in line  # progress brackets of the final samples: nothing to scale
 
 def test_bracket_rounds_say_how_far_close_classes_are_refined(tmp_path, capsys):
     refined = []

@@ -144,10 +144,10 @@ def _estimate_text(t: dict, unit: str) -> str:
     if t["iterations_needed"] is None:
         return f"{rate} it needs more than {MAX_ITERATION:,} iterations"
     return (f"{rate} it needs about {t['iterations_needed']:,} iterations in all, "
-            f"~{_duration(t['seconds_needed'])} more")
+            f"~{duration(t['seconds_needed'])} more")
 
 
-def _duration(seconds: float) -> str:
+def duration(seconds: float) -> str:
     """``42 s``, ``3.2 minutes``, ``5.1 hours`` or ``2.3 days``."""
     for size, name in ((86400, "days"), (3600, "hours"), (60, "minutes")):
         if seconds >= 2 * size:
