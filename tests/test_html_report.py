@@ -37,7 +37,7 @@ def files(tmp_path_factory):
     out = {}
     for name, game, extra in (("kuhn", "kuhn", []), ("leduc", "leduc", []),
                               ("stacks", "draw27(ranks=5,suits=1,hand=1,stacks=2:4:1)", []),
-                              ("sampled", SAMPLED_GAME, ["--sampling", "--batch", "1000", "--bracket-samples", "500"])):
+                              ("sampled", SAMPLED_GAME, ["--sampling", "--batch", "1000", "--bracket-samples", "100"])):
         path = folder / f"{name}.msgpack"
         assert train(["--game", game, "--iterations", "4" if extra else "100", "--workers", "0", "--quiet",
                       "--no-tables", "--out", str(path), *extra]) == 0
