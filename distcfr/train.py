@@ -571,17 +571,18 @@ class _SampledRun(_Run):
         per_class = self.final_per_class
         self.say(f"  final exploitability bracket: {per_class:,} deals per hand class, "
                  f"{4 * per_class * solver.kernel.n_classes:,} deals, " + refine_text(per_class, self.rounds)
-                 + self.final_bracket_estimate())
+                 + self.final_bracket_estimate(solver.iteration))
         began = time.perf_counter()
         bracket = solver.bracket(per_class, rounds=self.rounds)
         seconds = time.perf_counter() - began
         return (self.record(solver, bracket, began) if self.target else bracket), seconds
 
-    def final_bracket_estimate(self) -> str:
-        """How long the final bracket may take: the latest progress bracket's time scaled by the
-        samples (its deals, refinement included, grow with them); none without one, or for a short one."""
+    def final_bracket_estimate(self, iteration: int) -> str:
+        """How long the final bracket at ``iteration`` may take: the latest progress bracket's time scaled
+        by the samples (its deals, refinement included, grow with them); none for a short one, or without
+        a progress bracket in the run's second half (early ones refine most classes: 3x too long)."""
         progress = [h for h in self.history if h["per_class"] == self.per_class]
-        if not progress or self.per_class == self.final_per_class:
+        if not progress or self.per_class == self.final_per_class or 2 * progress[-1]["iteration"] < iteration:
             return ""
         took = progress[-1]["bracket_seconds"]
         expected = took * self.final_per_class / self.per_class
