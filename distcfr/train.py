@@ -475,12 +475,28 @@ class _SampledRun(_Run):
         self.final_per_class = self.args.bracket_samples or default_per_class(solver.kernel)
         self.per_class = max(2, self.final_per_class // PROGRESS_SHARE)
         self.rounds = REFINE_ROUNDS if self.args.bracket_rounds is None else self.args.bracket_rounds
+        self.final_in_run = 0.0  # seconds of a final bracket made at the run's last iteration
         return super().execute(solver)
 
     def progress_bracket(self, solver) -> float:
         """A bracket of the average strategy now; returns its upper end (the worst stack's). With a
-        target, a quarter-sample bracket that would stop the run is checked on the final samples."""
+        target, a quarter-sample bracket that would stop the run is checked on the final samples; at
+        the run's last iteration the final bracket itself, which its end keeps (not a screen first)."""
         began = time.perf_counter()
+        if self.args.iterations is not None and solver.iteration >= self.args.iterations:
+            bracket = self.record(solver, self.announced_final_bracket(solver, self.progress.note), began)
+            self.final_in_run = self.history[-1]["eval_seconds"]  # the end's work, not the run's: not in its time
+        else:
+            bracket = self.screened_bracket(solver, began)
+        if self.target and not self.warned and out_of_reach(bracket, self.target):
+            self.warned = True
+            self.progress.note(f"  target {target_head(self.target, self.game.unit)}: "
+                               + out_of_reach_text(self.target_summary(solver, bracket), self.game.unit))
+        return float(bracket.interval()[1].max())
+
+    def screened_bracket(self, solver, began: float):
+        """A progress bracket of a quarter of the samples (recorded); with a target, one that would stop
+        the run is checked on the final samples, which then decide. The first says what one costs."""
         bracket = screen = solver.bracket(self.per_class, rounds=self.rounds)
         screened = time.perf_counter()
         checks = self.target and self.per_class < self.final_per_class
@@ -495,11 +511,7 @@ class _SampledRun(_Run):
                                f"more refining close classes) in {screened - began:.3g} s; one at most every "
                                f"{self.args.eval_every} iteration(s), kept to {EVAL_SHARE:.0%} of the run's time"
                                + check)
-        if self.target and not self.warned and out_of_reach(bracket, self.target):
-            self.warned = True
-            self.progress.note(f"  target {target_head(self.target, self.game.unit)}: "
-                               + out_of_reach_text(self.target_summary(solver, bracket), self.game.unit))
-        return float(bracket.interval()[1].max())
+        return bracket
 
     def record(self, solver, bracket, began: float, bracket_began: float | None = None):
         """Keep ``bracket`` as the latest and its figures in the history; returns it. The evaluation
@@ -567,15 +579,20 @@ class _SampledRun(_Run):
         for its rate)."""
         if self.latest and self.latest[0] == solver.iteration and self.latest[1].per_class == self.final_per_class:
             return self.latest[1], self.history[-1]["bracket_seconds"]  # its own time, not its screen's
-        solver.release_strategy()  # the run is over: its memory goes to the bracket and the average
-        per_class = self.final_per_class
-        self.say(f"  final exploitability bracket: {per_class:,} deals per hand class, "
-                 f"{4 * per_class * solver.kernel.n_classes:,} deals, " + refine_text(per_class, self.rounds)
-                 + self.final_bracket_estimate(solver.iteration))
         began = time.perf_counter()
-        bracket = solver.bracket(per_class, rounds=self.rounds)
+        bracket = self.announced_final_bracket(solver, self.say)
         seconds = time.perf_counter() - began
         return (self.record(solver, bracket, began) if self.target else bracket), seconds
+
+    def announced_final_bracket(self, solver, say):
+        """The final bracket, of the final samples, announced by ``say`` as it starts (with how long it
+        may take). The run's iterations are over: the current strategy's memory goes to it."""
+        solver.release_strategy()
+        per_class = self.final_per_class
+        say(f"  final exploitability bracket: {per_class:,} deals per hand class, "
+            f"{4 * per_class * solver.kernel.n_classes:,} deals, " + refine_text(per_class, self.rounds)
+            + self.final_bracket_estimate(solver.iteration))
+        return solver.bracket(per_class, rounds=self.rounds)
 
     def final_bracket_estimate(self, iteration: int) -> str:
         """How long the final bracket at ``iteration`` may take: the latest progress bracket's time scaled
@@ -601,6 +618,7 @@ class _SampledRun(_Run):
         args, game = self.args, self.game
         bracket, seconds, strategy = self.final
         solver.close()
+        result.wall_seconds -= self.final_in_run  # the run's time is its iterations' (progress brackets in)
         summary = sampled_summary(game, solver, bracket, result.wall_seconds, result.iterations_run,
                                   solver.deals_done - self.first_deals)
         summary["bracket_history"] = self.history

@@ -75,6 +75,18 @@ def test_the_final_bracket_says_how_long_it_may_take_from_the_last_progress_brac
     line = next(line for line in err.splitlines() if line.startswith("  final exploitability bracket: "))
     assert "about" not in line  # progress brackets of the final samples: nothing to scale
 
+def test_the_last_iteration_gets_the_final_bracket_once_not_a_screen_before_it(tmp_path, capsys):
+    # (a deck whose progress brackets go on: on SMALL they stop at once, noise-bound, and the end makes the final one)
+    _, err, data = train(tmp_path, capsys, "--game", "draw27(ranks=8,suits=2,hand=3,stacks=10)", "--sampling",
+                         "--iterations", "20", "--eval-every", "10", "--bracket-samples", "400")
+    assert [(h["iteration"], h["per_class"]) for h in data["bracket_history"]] == [(10, 100), (20, 400)]
+    assert data["bracket"]["per_class"] == 400 and data["bracket"]["seconds"] == data["bracket_history"][-1][
+        "bracket_seconds"]  # the end kept it: not computed again
+    assert err.count("  final exploitability bracket: 400 deals per hand class") == 1
+    assert data["exploitability"] == data["bracket_history"][-1]["high"]
+    final = data["bracket_history"][-1]  # the run's time (and deals/s) is its iterations', as when the end makes it
+    assert data["wall_seconds"] == pytest.approx(final["seconds"] - final["eval_seconds"], abs=0.5)
+
 def test_bracket_rounds_say_how_far_close_classes_are_refined(tmp_path, capsys):
     refined = []
     for rounds in (0, 1, 2):
@@ -96,9 +108,10 @@ def test_bracket_rounds_say_how_far_close_classes_are_refined(tmp_path, capsys):
 @pytest.mark.parametrize("game", [SMALL, "draw27(ranks=6,suits=2,hand=2,stacks=2:3:1)"])
 def test_progress_lines_say_the_brackets_worst_stack_in_bb_and_mbb(tmp_path, capsys, monkeypatch, game):
     monkeypatch.setattr("distcfr.train.Progress", functools.partial(Progress, log_every=0.0))  # a line per iteration
-    _, err, data = train(tmp_path, capsys, "--game", game, "--sampling", "--iterations", "4", "--eval-every", "4",
+    # (iteration 4 is not the last: there the final bracket would come at once, not a screen)
+    _, err, data = train(tmp_path, capsys, "--game", game, "--sampling", "--iterations", "8", "--eval-every", "4",
                          "--target-exploitability", "1.0")
-    last = [line for line in err.splitlines() if line.startswith("  iteration 4/4")][-1]
+    last = [line for line in err.splitlines() if line.startswith("  iteration 4/8")][-1]
     found = re.search(rf"exploitability {BB_PER_HAND}, in \[{FIGURE}, {FIGURE}\] BB(.*) \(iteration 4\)", last)
     # the quarter-sample bracket at iteration 4 meets the target, which a bracket of the final samples then
     # confirms: that one is the progress line's and the summary's (not computed again)
