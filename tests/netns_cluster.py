@@ -52,6 +52,10 @@ NODE_PORTS = ["--node-manager-port=6380", "--object-manager-port=6381", "--dashb
 HEAD_PORTS = [f"--port={HEAD_PORT}", *NODE_PORTS]
 LINKS = {"1gbit": 10**9, "10gbit": 10**10}  # tc rate -> bits per second
 
+# GCS health checks of about 5 s to give up a node (Ray's defaults: every 3 s, 10 s to answer, 5 misses)
+QUICK_HEALTH_CHECKS = {"RAY_health_check_initial_delay_ms": "1000", "RAY_health_check_period_ms": "1000",
+                       "RAY_health_check_timeout_ms": "1000", "RAY_health_check_failure_threshold": "3"}
+
 _instances = itertools.count()
 
 # Runs inside the head namespace: polls the GCS until `want` nodes are alive.
@@ -108,10 +112,12 @@ def pid_alive(pid: int) -> bool:
 class NamespaceCluster:
     """`nodes` Ray nodes of `cpus_per_node` CPUs, each in its own network namespace (see the module
     docstring). `link` is None (unshaped veths) or a tc rate ("1gbit", "10gbit"); `delay_ms` is the
-    one-way delay between two nodes (netem, 0: none)."""
+    one-way delay between two nodes (netem, 0: none). `quick_health_checks` has the GCS give a node
+    it cannot reach up after about 5 s (checks every second, 1 s to answer, 3 misses), not after
+    Ray's default of about a minute: for tests that cut a link and need not wait that minute."""
 
     def __init__(self, nodes: int = 2, cpus_per_node: int = 1, link: str | None = None, delay_ms: float = 0.0,
-                 start_timeout: float = 120.0):
+                 start_timeout: float = 120.0, quick_health_checks: bool = False):
         if nodes < 1 or nodes > 200:
             raise ValueError(f"nodes must be 1..200, not {nodes}")
         if link is not None and link not in LINKS:
@@ -129,6 +135,8 @@ class NamespaceCluster:
         env = {k: v for k, v in os.environ.items()
                if k not in ("RAY_ADDRESS", "RAY_AUTH_TOKEN_PATH", "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER")}
         self.env = {**env, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32)}
+        if quick_health_checks:  # Ray reads its C++ settings from RAY_<name> in each process it starts
+            self.env.update(QUICK_HEALTH_CHECKS)
         self.ray_cli = str(Path(sys.executable).with_name("ray"))
         self.made: list[str] = []  # namespaces created, in order
         self.groups: dict[int, subprocess.Popen] = {}  # process group id -> its leader
