@@ -22,8 +22,8 @@ def first_action_table(strategy_like) -> np.ndarray:
 
 @pytest.fixture
 def ray_local():
-    """The test session's private embedded Ray (3 logical CPUs), started on first use and
-    ended at the end of the session by its own handle."""
+    """The test process's private embedded Ray (3 logical CPUs; each pytest-xdist worker has its
+    own), started on first use and ended at the end of the session by its own handle."""
     from distcfr.dist.runtime import start_embedded
 
     start_embedded(num_cpus=3)
