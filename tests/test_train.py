@@ -75,6 +75,7 @@ def test_the_final_bracket_says_how_long_it_may_take_from_the_last_progress_brac
     line = next(line for line in err.splitlines() if line.startswith("  final exploitability bracket: "))
     assert "about" not in line  # progress brackets of the final samples: nothing to scale
 
+
 def test_the_last_iteration_gets_the_final_bracket_once_not_a_screen_before_it(tmp_path, capsys):
     # (a deck whose progress brackets go on: on SMALL they stop at once, noise-bound, and the end makes the final one)
     _, err, data = train(tmp_path, capsys, "--game", "draw27(ranks=8,suits=2,hand=3,stacks=10)", "--sampling",
@@ -86,6 +87,7 @@ def test_the_last_iteration_gets_the_final_bracket_once_not_a_screen_before_it(t
     assert data["exploitability"] == data["bracket_history"][-1]["high"]
     final = data["bracket_history"][-1]  # the run's time (and deals/s) is its iterations', as when the end makes it
     assert data["wall_seconds"] == pytest.approx(final["seconds"] - final["eval_seconds"], abs=0.5)
+
 
 def test_bracket_rounds_say_how_far_close_classes_are_refined(tmp_path, capsys):
     refined = []
