@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from distcfr.engine.row_table import HeldRows, RowTable
+from distcfr.engine.row_table import HeldRows, RowTable, rows_of
 
 
 def test_held_rows_gather_dense_pieces_and_sent_rows_like_the_whole_table():
@@ -31,6 +31,21 @@ def test_row_table_gathers_across_parts_and_sets_rows():
     table[np.array([1, 7])] = np.array([[-1.0, -1.0], [-2.0, -2.0]])
     assert table.full()[1, 0] == -1 and table.full()[7, 1] == -2
 
+
+
+def test_rows_of_reads_consecutive_rows_of_one_part_in_place_and_copies_the_rest():
+    whole = np.arange(40.0).reshape(10, 2, 2)
+    parts = [whole[2:5].copy(), whole[5:10].copy()]
+    table = RowTable([2, 5, 10], parts)
+    view = rows_of(table, np.arange(6, 9))  # inside the second part
+    assert np.array_equal(view, whole[6:9]) and np.shares_memory(view, parts[1])
+    assert np.shares_memory(rows_of(whole, np.arange(3, 7)), whole)
+    for rows in (np.arange(3, 7), np.array([2, 4, 9]), np.array([7, 6]), np.array([9])):  # across parts, gaps, order
+        got = rows_of(table, rows)
+        assert np.array_equal(got, whole[rows])
+        assert len(rows) == 1 or not np.shares_memory(got, parts[0]) and not np.shares_memory(got, parts[1])
+    with pytest.raises(IndexError):
+        rows_of(table, np.array([0, 1]))  # before the first part: not held
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16])
 def test_packed_rows_come_back_bit_for_bit_and_smaller_where_most_cells_are_zero(dtype):

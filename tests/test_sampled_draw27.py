@@ -353,6 +353,20 @@ def test_class_sums_at_strategies_with_zero_discards_equal_the_per_deal_sums(dim
                                        atol=1e-8)  # the reference rounds to 2**-30
 
 
+
+def test_compiled_strategy_values_are_the_summed_products_bit_for_bit():
+    """A class's value under its strategy, summed in the compiled loop without the product array,
+    has the bits of numpy's product summed term after term (the sums a run's bits were made of)."""
+    from distcfr.engine.draw27_compiled import strategy_values
+    from distcfr.engine.rules import sum_last
+
+    rng = np.random.default_rng(3)
+    sigma = rng.random((40, 6, 3, 32), dtype=np.float32) * (rng.random((40, 6, 3, 32)) < 0.3)
+    values = (rng.standard_normal((40, 6, 3, 32)) * 7).astype(np.float32)
+    want = sum_last(sum_last((sigma * values).transpose(0, 2, 1, 3)))
+    assert want.dtype == np.float32 and np.array_equal(strategy_values(sigma, values), want)
+    assert np.array_equal(strategy_values(sigma[:, :1], values[:, :1]), sum_last(sigma[:, 0] * values[:, 0]))
+
 def test_fixed_point_has_room_for_the_batch():
     game = SampledDraw27(6, 2, 2, stacks=(20.0,))
     assert fixed_point_bits(game, 100) == 40 and 30 <= fixed_point_bits(game, 537_836) < 40

@@ -275,22 +275,23 @@ def _kept_keys(cards, d, card_keys, low_bit, out):
         out[m] = out[m & (m - 1)] - card_keys[cards[low_bit[m], d]]
 
 
-@numba.njit(**_JIT)
-def live_masks(draw):
-    """((U, R, M) the masks some stack plays, in order, (U, R) how many) of draw rows (U, R, B, M):
-    the discards that weigh something, listed once per row rather than found again per deal."""
-    u_count, r_count, b_count, m_count = draw.shape
-    live = np.zeros((u_count, r_count, m_count), np.int64)
-    n_live = np.zeros((u_count, r_count), np.int64)
-    for u in range(u_count):
-        for r in range(r_count):
-            for m in range(m_count):
-                for b in range(b_count):
-                    if draw[u, r, b, m] != 0:
-                        live[u, r, n_live[u, r]] = m
-                        n_live[u, r] += 1
-                        break
-    return live, n_live
+@numba.njit(inline="always")
+def _live_masks(draw, out):
+    """How many masks weigh something at some stack in ``draw`` (B, M) (one strategy row), listed in
+    order in out[:count]. Found per deal, just before the row's entries are read: the row is then in
+    cache for them (one pass over all the rows a call faces first would fetch each one twice)."""
+    b_count, m_count = draw.shape
+    n = 0
+    for m in range(m_count):
+        out[m] = 0
+    for b in range(b_count):  # the mask axis innermost: contiguous
+        for m in range(m_count):
+            out[m] |= draw[b, m] != 0
+    for m in range(m_count):
+        if out[m]:
+            out[n] = m
+            n += 1
+    return n
 
 
 @numba.njit(inline="always")
@@ -316,7 +317,7 @@ def button_sums(starts, can1, can2, stub, theirs, call, bb_draw, stacks, card_ke
     n_stubs = stub.shape[0] // (2 * h)
     x_out = np.zeros((g_count, h + 1, b_count, m_count), np.float32)
     fold_out = np.zeros((g_count, b_count), np.float32)
-    live, n_live = live_masks(bb_draw.reshape(bb_draw.shape[0], 1, b_count, m_count))
+    live = np.empty(m_count, np.int64)
     x = np.zeros((h + 1, m_count, b_count))
     fold = np.zeros(b_count)
     keys = np.empty((2, m_count), np.int64)
@@ -338,8 +339,8 @@ def button_sums(starts, can1, can2, stub, theirs, call, bb_draw, stacks, card_ke
                 continue
             _deal_keys(can1, can2, stub, d, card_keys, low_bit, keys, prefix)
             done[:] = False
-            for i in range(n_live[o, 0]):
-                m2 = live[o, 0, i]
+            for i in range(_live_masks(bb_draw[o], live)):
+                m2 = live[i]
                 for b in range(b_count):
                     w2[b] = call[o, b] * bb_draw[o, b, m2] * stacks[b]
                 k = size[m2]
@@ -386,7 +387,7 @@ def big_blind_sums(starts, can1, can2, stub, theirs, push, btn_draw, stacks, car
     coef = np.empty((m_count, b_count))
     rank1 = np.empty((n_stubs, m_count), np.int64)
     count = np.empty(m_count)
-    live, n_live = live_masks(btn_draw)
+    live = np.empty(m_count, np.int64)
     by_size = np.argsort(size, kind="mergesort")  # masks by draw count: group k is by_size[first[k]:first[k + 1]]
     first = np.zeros(h + 2, np.int64)
     for m in range(m_count):
@@ -407,11 +408,11 @@ def big_blind_sums(starts, can1, can2, stub, theirs, push, btn_draw, stacks, car
                 continue
             _deal_keys(can1, can2, stub, d, card_keys, low_bit, keys, prefix)
             for k in range(h + 1):
-                n = n_live[o, k]
+                n = _live_masks(btn_draw[o, k], live)
                 if n == 0:
                     continue
                 for i in range(n):
-                    m1 = live[o, k, i]
+                    m1 = live[i]
                     for b in range(b_count):
                         coef[i, b] = stake[b] * btn_draw[o, k, b, m1]
                     for s in range(n_stubs):
@@ -477,4 +478,23 @@ def deal_values(c1, c2, can1, can2, stub, push, btn_draw, call, bb_draw, stacks,
         for b in range(b_count):
             p, q = float(push[o1, b]), float(call[o2, b])
             out[d, b] = -0.5 * (1.0 - p) + p * ((1.0 - q) + q * shown[b] * stacks[b])
+    return out
+
+
+@numba.njit(**_JIT)
+def strategy_values(sigma, values):
+    """(G, B) float32: sum over k of (sum over m of sigma * values), of (G, K, B, M) float32 rows,
+    term after term in float32 (as :func:`~distcfr.engine.rules.sum_last` of the products, the same
+    bits) and without the (G, K, B, M) product numpy would write first."""
+    g_count, k_count, b_count, m_count = values.shape
+    out = np.empty((g_count, b_count), np.float32)
+    for g in range(g_count):
+        for b in range(b_count):
+            total = np.float32(0.0)
+            for k in range(k_count):
+                inner = sigma[g, k, b, 0] * values[g, k, b, 0]
+                for m in range(1, m_count):
+                    inner += sigma[g, k, b, m] * values[g, k, b, m]
+                total = inner if k == 0 else total + inner
+            out[g, b] = total
     return out

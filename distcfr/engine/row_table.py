@@ -96,3 +96,19 @@ class HeldRows(_Gathers):
             raise KeyError("a row this worker was not sent")
         out[~inside] = self.sparse.take(at)
         return out
+
+
+def rows_of(table, rows: np.ndarray) -> np.ndarray:
+    """``table[rows]`` of an array or a :class:`RowTable`: a view where ``rows`` are consecutive and
+    lie in one array (a batch's own classes: nothing copied), a copy otherwise."""
+    rows = np.asarray(rows)
+    if len(rows) and rows[-1] - rows[0] == len(rows) - 1 and (np.diff(rows) == 1).all():
+        first, stop = int(rows[0]), int(rows[-1]) + 1
+        if isinstance(table, np.ndarray):
+            return table[first:stop]
+        if isinstance(table, RowTable):
+            part = int(np.searchsorted(table.starts, first, side="right")) - 1
+            if 0 <= part < len(table.parts) and stop <= table.starts[part + 1]:
+                return table.parts[part][first - table.starts[part]:stop - table.starts[part]]
+    return table[rows]
+

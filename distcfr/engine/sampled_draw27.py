@@ -31,7 +31,7 @@ from distcfr import cards
 from distcfr.cards import CARD_KEYS, rank_of_keys
 from distcfr.engine import draw27_compiled as compiled
 from distcfr.engine.layout import Layout
-from distcfr.engine.rules import sum_last
+from distcfr.engine.row_table import rows_of
 from distcfr.errors import BadParameter
 from distcfr.games.draw27 import Draw27
 from distcfr.games.hand_classes import combinations, hand_classes
@@ -311,21 +311,21 @@ class SampledDraw27:
         stacks = self.stacks.astype(_WORK)
         common = (stacks, *self._rank_args())
         if player == 0:
-            p = sigma["btn_push"][mine, :, 1].astype(_WORK)  # (G, B)
-            d1 = sigma["btn_draw"][mine].astype(_WORK, copy=False)  # (G, H+1, B, M)
+            p = rows_of(sigma["btn_push"], mine)[:, :, 1].astype(_WORK)  # (G, B)
+            d1 = rows_of(sigma["btn_draw"], mine).astype(_WORK, copy=False)  # (G, H+1, B, M)
             call = np.ascontiguousarray(sigma["bb_call"][faced, :, 1], dtype=_WORK)  # (U, B)
             draw = np.ascontiguousarray(sigma["bb_draw"][faced], dtype=_WORK)  # (U, B, M)
             x, stay = compiled.button_sums(starts, can1, can2, stub, at, call, draw, *common)
-            push = sum_last(sum_last((d1 * x).transpose(0, 2, 1, 3))) + stay
+            push = compiled.strategy_values(d1, x) + stay
             return {"btn_push": (np.stack([-0.5 * np.broadcast_to(n, push.shape), push], axis=-1),
                                  np.broadcast_to(n, push.shape).copy()),
                     "btn_draw": (x, n * p)}
-        q = sigma["bb_call"][mine, :, 1].astype(_WORK)  # (G, B)
-        d2 = sigma["bb_draw"][mine].astype(_WORK, copy=False)  # (G, B, M)
+        q = rows_of(sigma["bb_call"], mine)[:, :, 1].astype(_WORK)  # (G, B)
+        d2 = rows_of(sigma["bb_draw"], mine).astype(_WORK, copy=False)  # (G, B, M)
         push = np.ascontiguousarray(sigma["btn_push"][faced, :, 1], dtype=_WORK)  # (U, B)
         draw = np.ascontiguousarray(sigma["btn_draw"][faced], dtype=_WORK)  # (U, H+1, B, M)
         values, fold = compiled.big_blind_sums(starts, can1, can2, stub, at, push, draw, *common)
-        call = sum_last(d2 * values)
+        call = compiled.strategy_values(d2[:, None], values[:, None])
         return {"bb_call": (np.stack([fold, call], axis=-1), np.broadcast_to(n, call.shape).copy()),
                 "bb_draw": (values, n * q)}
 
