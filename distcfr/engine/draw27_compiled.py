@@ -278,8 +278,9 @@ def _kept_keys(cards, d, card_keys, low_bit, out):
 @numba.njit(inline="always")
 def _live_masks(draw, out):
     """How many masks weigh something at some stack in ``draw`` (B, M) (one strategy row), listed in
-    order in out[:count]. Found per deal, just before the row's entries are read: the row is then in
-    cache for them (one pass over all the rows a call faces first would fetch each one twice)."""
+    order in out[:count]; found per deal, as the row's entries are read (measured: 26% less time in
+    the big blind's sums than one pass over every row first on rows timed alone, level in a run,
+    where fetching each deal's row from memory is the bound either way)."""
     b_count, m_count = draw.shape
     n = 0
     for m in range(m_count):
