@@ -32,7 +32,6 @@ def test_row_table_gathers_across_parts_and_sets_rows():
     assert table.full()[1, 0] == -1 and table.full()[7, 1] == -2
 
 
-
 def test_rows_of_reads_consecutive_rows_of_one_part_in_place_and_copies_the_rest():
     whole = np.arange(40.0).reshape(10, 2, 2)
     parts = [whole[2:5].copy(), whole[5:10].copy()]
@@ -46,6 +45,7 @@ def test_rows_of_reads_consecutive_rows_of_one_part_in_place_and_copies_the_rest
         assert len(rows) == 1 or not np.shares_memory(got, parts[0]) and not np.shares_memory(got, parts[1])
     with pytest.raises(IndexError):
         rows_of(table, np.array([0, 1]))  # before the first part: not held
+
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16])
 def test_packed_rows_come_back_bit_for_bit_and_smaller_where_most_cells_are_zero(dtype):

@@ -353,7 +353,6 @@ def test_class_sums_at_strategies_with_zero_discards_equal_the_per_deal_sums(dim
                                        atol=1e-8)  # the reference rounds to 2**-30
 
 
-
 def test_compiled_strategy_values_are_the_summed_products_bit_for_bit():
     """A class's value under its strategy, summed in the compiled loop without the product array,
     has the bits of numpy's product summed term after term (the sums a run's bits were made of)."""
@@ -366,6 +365,7 @@ def test_compiled_strategy_values_are_the_summed_products_bit_for_bit():
     want = sum_last(sum_last((sigma * values).transpose(0, 2, 1, 3)))
     assert want.dtype == np.float32 and np.array_equal(strategy_values(sigma, values), want)
     assert np.array_equal(strategy_values(sigma[:, :1], values[:, :1]), sum_last(sigma[:, 0] * values[:, 0]))
+
 
 def test_fixed_point_has_room_for_the_batch():
     game = SampledDraw27(6, 2, 2, stacks=(20.0,))

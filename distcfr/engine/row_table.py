@@ -102,7 +102,7 @@ def rows_of(table, rows: np.ndarray) -> np.ndarray:
     """``table[rows]`` of an array or a :class:`RowTable`: a view where ``rows`` are consecutive and
     lie in one array (a batch's own classes: nothing copied), a copy otherwise."""
     rows = np.asarray(rows)
-    if len(rows) and rows[-1] - rows[0] == len(rows) - 1 and (np.diff(rows) == 1).all():
+    if len(rows) and (np.diff(rows) == 1).all():
         first, stop = int(rows[0]), int(rows[-1]) + 1
         if isinstance(table, np.ndarray):
             return table[first:stop]
@@ -111,4 +111,3 @@ def rows_of(table, rows: np.ndarray) -> np.ndarray:
             if 0 <= part < len(table.parts) and stop <= table.starts[part + 1]:
                 return table.parts[part][first - table.starts[part]:stop - table.starts[part]]
     return table[rows]
-
