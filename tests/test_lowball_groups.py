@@ -15,7 +15,14 @@ from distcfr.cards import RANKS, lowball27_rank, parse
 from distcfr.engine.kernels import sampled_kernel
 from distcfr.evaluate.class_strategy import ClassStrategy
 from distcfr.games.hand_classes import HandClasses
-from distcfr.present.lowball_groups import all_groups, class_groups, group_of_hands, group_report
+from distcfr.present.lowball_groups import (
+    PLAYED,
+    all_groups,
+    class_groups,
+    group_of_hands,
+    group_report,
+    render_stack,
+)
 
 SMALL = "draw27(ranks=8,suits=2,hand=3,stacks=3:10:1)"
 
@@ -222,3 +229,20 @@ def test_train_prints_push_and_call_per_group_for_several_stacks(tmp_path, capsy
     assert lines[head].split()[-2:] == ["3BB", "4BB"]
     first = lines[head + 1].split()
     assert first[0] == "4-low" and all("/" in cell for cell in first[-2:])
+
+
+def test_draws_of_a_group_that_almost_never_gets_there_are_blank():
+    strategy = random_strategy(distcfr.load_game(SMALL), 2)
+    t = strategy.tables
+    members = class_groups(strategy.kernel.classes).ids == 0  # the first group's classes
+    for block, p in (("bb_call", 1e-4), ("btn_push", 4e-4)):  # below PLAYED (0.0005), not 0
+        t[block][members, :, 1] = p
+        t[block][members, :, 0] = 1 - p
+    report = group_report(strategy)
+    first, second = report["stacks"][0]["groups"][:2]
+    assert 0 < first["call"] < PLAYED and 0 < first["push"] < PLAYED
+    assert first["bb_draws"] == [None] * 4 and first["btn_draws"] == [[None] * 4] * 4
+    assert None not in second["bb_draws"] and None not in second["btn_draws"][0]
+    line = next(line for line in render_stack(report, 0).splitlines()
+                if line.startswith(f"    {report['groups'][0]['group']} "))
+    assert line.split()[-8:] == ["-"] * 8 and line.split()[-10:-8] == ["0.0%", "0.0%"]

@@ -59,6 +59,9 @@ if TYPE_CHECKING:
 PAT_SPAN = 4  # pat lows reach this many ranks above the best possible high card (7-low .. J-low)
 DRAW_LIMIT = 3  # draw n: the best (H-n)-card low has a high card of rank index <= H + DRAW_LIMIT - n
 COMPACT_STACKS = 8  # stacks per block of the compact table
+# A group pushed or called less often than this prints as 0.0%: its draws are the solver's leftovers
+# over hands that (almost) never get there, not a decision, so they are left blank (None in JSON).
+PLAYED = 0.0005
 KINDS = ("pat", "draw 1", "draw 2", "no draw")
 
 
@@ -199,7 +202,8 @@ def _stack_tables(tables: dict[str, np.ndarray], v: int, stored: bool) -> dict[s
 
 
 def group_report(strategy: ClassStrategy, groups: ClassGroups | None = None, stored: bool = False) -> dict:
-    """Plain dicts (JSON-ready; None where a group has no weight) of a ClassStrategy per group:
+    """Plain dicts (JSON-ready; None where a group has no weight, and draws None where its hands
+    push or call less than ``PLAYED`` of the time) of a ClassStrategy per group:
     {"draw_columns": [...], "groups": [{"group", "kind", "hands"}], "stacks": [{"stack", "push",
     "call", "value"?, "value_se"?, "exploitability"?, "exploitability_ci"?, "bb_common_draw", "groups": [{"group",
     "push", "call", "bb_draws" [per column], "btn_draws" [per big-blind draw count k][per column]}]}]}.
@@ -221,11 +225,13 @@ def group_report(strategy: ClassStrategy, groups: ClassGroups | None = None, sto
         push = groups.share * t["btn_push"]  # (C,) float64 weight of pushing hands
         call = groups.share * t["bb_call"]
         bb = t["bb_draw"]  # (C, M)
+        group_push, group_call = _ratio(groups.sum(push), share), _ratio(groups.sum(call), share)
         bb_draws = _ratio(groups.sum(call[:, None] * (bb @ to_columns)), groups.sum(call)[:, None])  # (G, cols)
+        bb_draws[~(group_call >= PLAYED)] = np.nan
         common = int(np.argmax(call @ (bb @ to_counts)))  # the big blind's most common draw count
         btn = t["btn_draw"] @ to_columns  # (C, H+1, cols)
         btn_draws = _ratio(groups.sum(push[:, None, None] * btn), groups.sum(push)[:, None, None])  # (G, H+1, cols)
-        group_push, group_call = _ratio(groups.sum(push), share), _ratio(groups.sum(call), share)
+        btn_draws[~(group_push >= PLAYED)] = np.nan
         row = {"stack": label, "push": float(push.sum()), "call": float(call.sum())}
         if v < len(evaluation):
             row.update({key: evaluation[v][key] for key in ("value", "value_se", "exploitability", "exploitability_ci")
