@@ -33,9 +33,15 @@ from distcfr.engine.sampled_bracket import BRACKET_CHUNK as MAX_BRACKET_SAMPLES
 from distcfr.engine.sampled_bracket import REFINE_ROUNDS, refine_steps
 from distcfr.errors import BadParameter, DistcfrError, WorkersLost
 from distcfr.evaluate.break_even import refine_crossings
-from distcfr.evaluate.class_strategy import BRACKET_DEALS, MAX_PER_CLASS, default_per_class
+from distcfr.evaluate.class_strategy import (
+    BRACKET_DEALS,
+    MAX_PER_CLASS,
+    check_exact_reach,
+    default_per_class,
+    exact_seconds,
+)
 from distcfr.evaluate.reach import noise_bound, out_of_reach, target_summary
-from distcfr.evaluate.summary import bracket_cost, exact_summary, sampled_summary
+from distcfr.evaluate.summary import add_exact, bracket_cost, exact_summary, sampled_summary
 from distcfr.evaluate.tables import render_tables
 from distcfr.evaluate.units import amount, exploitability_text
 from distcfr.games.registry import REGISTRY, defaults_help, load_game
@@ -135,6 +141,10 @@ def build_parser() -> argparse.ArgumentParser:
                          f"on 4x the deals they had: each narrows its upper end and costs more (default: "
                          f"{REFINE_ROUNDS}; 5 cards from 52: 0.22 BB at 1 round, 0.048 BB at 2 for about 4x the "
                          "time; 0: none)")
+    sampled.add_argument("--exact-exploitability", action="store_true", default=None,
+                         help="at the end, also the exact exploitability of the saved strategy, every deal "
+                         "enumerated (decks the exact solver reaches, e.g. draw27(ranks=8,suits=2,hand=3): "
+                         "about 15 s there), printed beside the bracket and kept in the file")
     dist = parser.add_argument_group("where it runs")
     dist.add_argument("--address", metavar="auto|HOST:PORT",
                       help="join the Ray cluster started by `ray start` (default: none; a private "
@@ -170,7 +180,8 @@ DEFAULT_MINUTES = 10.0  # a sampled solve given no stopping rule
 EVAL_SHARE = 0.1  # sampled progress brackets take at most this share of a run's time
 PROGRESS_SHARE = 4  # a progress bracket has this many times fewer deals per class than the final one
 SAY_FINAL_BRACKET_TIME = 10.0  # seconds: a final bracket expected to take longer says so as it starts
-SAMPLED_ONLY = ("batch", "seed", "bracket_samples", "bracket_rounds")  # options only a sampled solve uses
+SAMPLED_ONLY = ("batch", "seed", "bracket_samples", "bracket_rounds",
+                "exact_exploitability")  # options only a sampled solve uses
 ANNOUNCE_BYTES = 100_000_000  # files at least this large are announced with their size before they are written
 
 
@@ -218,6 +229,8 @@ def _refuse_unused(args, game, sampled: bool) -> None:
     if sampled:
         if args.refine_break_even is not None:
             raise BadParameter("--refine-break-even bisects exact single-stack solves; a sampled run cannot")
+        if args.exact_exploitability:
+            check_exact_reach(game)
         return
     if args.refine_break_even and (game.variant_values is None or len(game.variant_values) < 2):
         raise BadParameter("--refine-break-even needs a game solved for a list of stacks, e.g. stacks=1.5:10:0.5")
@@ -625,6 +638,7 @@ class _SampledRun(_Run):
         summary["bracket"] = bracket_cost(bracket, solver.kernel.n_classes, seconds, self.where["workers"])
         if self.target:
             summary["target"] = self.target_summary(solver, bracket)
+        self.add_exact(summary, strategy)
         if args.checkpoint or args.resume:
             summary["checkpoint"] = {
                 "path": str(args.checkpoint or args.resume),
@@ -640,6 +654,19 @@ class _SampledRun(_Run):
 
             save_sweep_plot(args.plot, summary, self.groups or group_report(strategy, stored=True))
         return summary
+
+    def add_exact(self, summary: dict, strategy) -> None:
+        """With --exact-exploitability, the exact exploitability of the strategy as its file keeps it;
+        without, where that is in reach, how long it would take (``exact_hint``, seconds)."""
+        if not self.args.exact_exploitability:
+            seconds = exact_seconds(self.game)
+            if seconds is not None:
+                summary["exact_hint"] = seconds
+            return
+        self.say(f"  exact exploitability of the saved strategy, every deal enumerated: about "
+                 f"{duration(exact_seconds(self.game))}")
+        began = time.perf_counter()
+        add_exact(summary, strategy.as_stored().exact_exploitability(), time.perf_counter() - began)
 
     def show(self, summary: dict) -> None:
         print_sampled(summary, self.args.out, self.groups)

@@ -42,12 +42,79 @@ def train(tmp_path, capsys, *argv):
 def test_a_sampled_summary_says_each_stacks_exploitability_in_bb_and_mbb_with_its_interval(tmp_path, capsys):
     out, _, data = train(tmp_path, capsys, "--game", "draw27(ranks=6,suits=2,hand=2,stacks=2:3:1)", "--sampling",
                          "--iterations", "5", "--bracket-samples", "200", "--quiet")
-    rows = [SAMPLED_ROW.match(line) for line in out.splitlines() if " exploitability " in line]
+    rows = [SAMPLED_ROW.match(line) for line in out.splitlines() if "  value " in line]
     assert [row.group(1) for row in rows] == ["2BB", "3BB"]
     for row, stack in zip(rows, data["per_variant"]):
         bb, mbb, lo, hi = row.groups()[1:]
         assert shown(bb, stack["exploitability"]) and shown(mbb, 1000 * stack["exploitability"])
         assert shown(lo, stack["exploitability_ci"][0]) and shown(hi, stack["exploitability_ci"][1])
+
+
+def test_a_sampled_run_of_a_small_deck_adds_the_exact_exploitability_of_what_it_saved(tmp_path, capsys):
+    from distcfr.evaluate.load import load_strategy
+    from distcfr.show import main as show
+
+    spec = "draw27(ranks=6,suits=2,hand=2,stacks=2:3:1)"
+    out, _, data = train(tmp_path, capsys, "--game", spec, "--sampling", "--iterations", "5", "--bracket-samples",
+                         "200", "--quiet", "--exact-exploitability")
+    saved = load_strategy(tmp_path / "s.msgpack")
+    exact = saved.to_exact().exploitability_per_variant()  # the file's float16 strategy, enumerated apart
+    assert [row["exploitability_exact"] for row in data["per_variant"]] == pytest.approx(exact, rel=1e-9)
+    assert exact.min() > 1e-4  # 5 iterations: far from equilibrium, so the figures mean something
+    summary = data["exploitability_exact"]
+    inside = [lo <= x <= hi for x, (lo, hi) in zip(exact, (r["exploitability_ci"] for r in data["per_variant"]))]
+    assert summary["largest"] == pytest.approx(exact.max()) and summary["inside_interval"] == all(inside)
+    lines = [line for line in out.splitlines() if " exact " in line]
+    for line, label, x, ok in zip(lines, ["2BB", "3BB"], exact, inside):
+        match = re.match(rf"^\s+{label}  exact {BB_PER_HAND}, (inside|outside) the interval$", line)
+        assert match and shown(match.group(1), x) and match.group(3) == ("inside" if ok else "outside")
+    assert re.search(r"the exact figure: every deal enumerated, the strategy as saved, \d+\.\d s", out)
+    assert [row["exploitability_exact"] for row in saved.meta["evaluation"]] == pytest.approx(exact, rel=1e-9)
+
+    assert show([str(tmp_path / "s.msgpack")]) == 0  # the file keeps it, and show prints it
+    shown_lines = [line for line in capsys.readouterr().out.splitlines() if "exact exploitability" in line]
+    assert len(shown_lines) == 2 and all(line.endswith("per hand (every deal enumerated)") for line in shown_lines)
+
+
+def test_show_exact_enumerates_a_sampled_file_and_a_run_says_when_it_could(tmp_path, capsys):
+    from distcfr.evaluate.load import load_strategy
+    from distcfr.show import main as show
+
+    out, _, data = train(tmp_path, capsys, "--game", SMALL, "--sampling", "--iterations", "3", "--bracket-samples",
+                         "100", "--quiet")
+    assert "exploitability_exact" not in data and data["exact_hint"] > 0
+    assert re.search(r"the exact exploitability is in reach on this deck \((about \d+ s|under a second)\): "
+                     r"--exact-exploitability, or python -m distcfr.show FILE --exact", out)
+    path = str(tmp_path / "s.msgpack")
+    assert show([path]) == 0 and "exact exploitability" not in capsys.readouterr().out
+    assert show([path, "--exact", "--format", "json", "--out", str(tmp_path / "e.json")]) == 0
+    capsys.readouterr()
+    evaluation = json.loads((tmp_path / "e.json").read_text())["evaluation"]
+    exact = load_strategy(path).to_exact().exploitability_per_variant()
+    assert [row["exploitability_exact"] for row in evaluation] == pytest.approx(exact, rel=1e-9)
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["--game", "draw27(ranks=13,suits=4,hand=5,stacks=10)", "--exact-exploitability"],
+     "the exact exploitability of draw27(suits=4,hand=5,stacks=10) is out of reach: draw27 with 13 ranks, 4 suits"),
+    (["--game", "kuhn", "--exact-exploitability"], "--exact-exploitability is a sampled solve's option"),
+])
+def test_exact_exploitability_out_of_reach_is_refused_before_the_run(tmp_path, capsys, argv, says):
+    assert main([*argv, "--iterations", "1", "--out", str(tmp_path / "s.msgpack")]) == 2
+    out, err = capsys.readouterr()
+    assert err.startswith(f"distcfr.train: error: {says}") and err.count("\n") == 1
+    assert not (tmp_path / "s.msgpack").exists()
+
+
+def test_show_exact_refuses_an_exact_file(tmp_path, capsys):
+    from distcfr.show import main as show
+
+    path = str(tmp_path / "k.msgpack")
+    assert main(["--game", "kuhn", "--iterations", "5", "--quiet", "--no-tables", "--out", path]) == 0
+    capsys.readouterr()
+    assert show([path, "--exact"]) == 2
+    assert capsys.readouterr().err == ("distcfr.show: error: --exact goes with a sampled draw27 file (an exact "
+                                       "file's exploitability is exact)\n")
 
 
 def test_a_sampled_summary_says_what_its_bracket_cost(tmp_path, capsys):

@@ -9,11 +9,12 @@ from functools import cached_property
 import numpy as np
 
 from distcfr.engine.kernels import sampled_kernel
-from distcfr.engine.memory import check_fits, class_tables_bytes
+from distcfr.engine.memory import check_fits, class_tables_bytes, exact_estimate
 from distcfr.engine.sampled_bracket import REFINE_ROUNDS
-from distcfr.errors import BadFile, DistcfrError
+from distcfr.errors import BadFile, BadParameter, DistcfrError
 from distcfr.evaluate.sampled import Bracket, exploitability_bracket
 from distcfr.evaluate.strategy import Strategy
+from distcfr.games.draw_equity import draw_pairs_per_deal
 from distcfr.games.registry import load_game
 from distcfr.io.class_strategy_file import (  # noqa: F401 (KIND: the file kind, for readers dispatching on it)
     KIND,
@@ -26,6 +27,10 @@ BRACKET_DEALS = 2_000_000  # deals per sample set of the default bracket, at mos
 MAX_PER_CLASS = 16_000  # and per hand class at most (bench/sampled_interval.py, upper end / exact exploitability,
 # median of 10 seeds: 1.6x at 16,000 on the 49-class deck, 1.5x at 8,000 and 1.3x at 8,000 on the 280-class ones)
 BRACKET_SEED = 2**31 - 1  # a stream no solve draws from (solves use the user's --seed)
+# The exact evaluation's pace here (2026-11-27, one core): the exact draw expectation, then a best response
+# per stack (draw27(ranks=8,suits=2,hand=3,stacks=10) 14.6 s; draw27(ranks=7,suits=4,hand=2,stacks=1:20:1) 20.7 s)
+EQUITY_PAIRS_PER_SECOND = 4.3e8
+SECONDS_PER_DEAL_AND_STACK = 5.5e-6
 
 
 class ClassStrategy:
@@ -60,11 +65,42 @@ class ClassStrategy:
         layout, probs = self.kernel.to_exact(self.tables)
         return Strategy(layout, probs, meta=self.meta)
 
+    def exact_exploitability(self) -> np.ndarray:
+        """(B,) the exact exploitability per stack (BB per hand) of these tables, every deal enumerated
+        (:meth:`to_exact`); BadParameter (one line) where the game is too large or does not fit."""
+        check_exact_reach(self.game)
+        return self.to_exact().exploitability_per_variant()
+
+    def as_stored(self) -> ClassStrategy:
+        """The same strategy with its probabilities rounded as its file keeps them (float16), as
+        :func:`load_class_strategy` reads them back."""
+        tables = {name: table.astype(np.float16).astype(np.float32) for name, table in self.tables.items()}
+        return ClassStrategy(self.game, tables, self.meta)
+
     def save(self, path) -> None:
         """Write a compact strategy file (float16 probabilities) atomically."""
         write_class_strategy_file(path, class_strategy_schema(_blocks(self.kernel)), game=self.game.spec,
                                   meta=_plain(self.meta),
                                   tables={name: table.astype(np.float16) for name, table in self.tables.items()})
+
+
+def exact_seconds(game) -> float | None:
+    """About how long the exact exploitability of a strategy of ``game`` takes here, or None where
+    the game is too large to enumerate."""
+    if game.exact_size_problem():
+        return None
+    p = game.params
+    pairs = game.n_deals * draw_pairs_per_deal(p.ranks * p.suits - 2 * p.hand, p.hand)
+    return pairs / EQUITY_PAIRS_PER_SECOND + game.n_deals * len(game.variant_labels) * SECONDS_PER_DEAL_AND_STACK
+
+
+def check_exact_reach(game) -> None:
+    """BadParameter (one line) where the exact exploitability of ``game``'s strategies is out of reach:
+    too many deals to enumerate, or more memory than this machine has."""
+    problem = game.exact_size_problem()
+    if problem:
+        raise BadParameter(f"the exact exploitability of {game.spec} is out of reach: {problem}")
+    check_fits(exact_estimate(game).this_machine, f"the exact exploitability of {game.spec}")
 
 
 def default_per_class(kernel) -> int:

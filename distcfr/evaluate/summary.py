@@ -65,6 +65,19 @@ def sampled_summary(game, solver, bracket, wall: float, iterations_run: int, dea
     }
 
 
+def add_exact(summary: dict, exact, seconds: float) -> None:
+    """Put the exact exploitability per stack (B,) beside a sampled summary's bracket: in each stack's
+    row (``exploitability_exact``), its largest, the evaluation's seconds and whether every stack's
+    interval contains its exact figure."""
+    for row, x in zip(summary["per_variant"], exact):
+        row["exploitability_exact"] = float(x)
+    summary["exploitability_exact"] = {
+        "largest": float(max(exact)), "seconds": seconds,
+        "inside_interval": all(lo <= max(x, 0.0) <= hi for x, (lo, hi) in
+                               zip(exact, (row["exploitability_ci"] for row in summary["per_variant"]))),
+        "meaning": "every deal enumerated, the strategy as its file stores it (float16), BB per hand"}
+
+
 def bracket_cost(bracket, n_classes: int, seconds: float, workers: int) -> dict:
     """What the final bracket cost: deals (two sets per player, ``per_class`` each per hand class,
     and the close classes' refinement deals) and wall seconds, on ``workers`` Ray workers (0: this

@@ -59,6 +59,8 @@ if TYPE_CHECKING:
 PAT_SPAN = 4  # pat lows reach this many ranks above the best possible high card (7-low .. J-low)
 DRAW_LIMIT = 3  # draw n: the best (H-n)-card low has a high card of rank index <= H + DRAW_LIMIT - n
 COMPACT_STACKS = 8  # stacks per block of the compact table
+# the stored evaluation's keys each stack shows
+EVALUATION_KEYS = ("value", "value_se", "exploitability", "exploitability_ci", "exploitability_exact")
 # A group pushed or called less often than this prints as 0.0%: its draws are the solver's leftovers
 # over hands that (almost) never get there, not a decision, so they are left blank (None in JSON).
 PLAYED = 0.0005
@@ -205,7 +207,8 @@ def group_report(strategy: ClassStrategy, groups: ClassGroups | None = None, sto
     """Plain dicts (JSON-ready; None where a group has no weight, and draws None where its hands
     push or call less than ``PLAYED`` of the time) of a ClassStrategy per group:
     {"draw_columns": [...], "groups": [{"group", "kind", "hands"}], "stacks": [{"stack", "push",
-    "call", "value"?, "value_se"?, "exploitability"?, "exploitability_ci"?, "bb_common_draw", "groups": [{"group",
+    "call", "value"?, "value_se"?, "exploitability"?, "exploitability_ci"?, "exploitability_exact"?,
+    "bb_common_draw", "groups": [{"group",
     "push", "call", "bb_draws" [per column], "btn_draws" [per big-blind draw count k][per column]}]}]}.
     Shares, push and call are fractions of 1. ``stored``: first round the probabilities as the
     strategy's file stores them, so a report printed before saving shows the numbers ``show``
@@ -234,8 +237,7 @@ def group_report(strategy: ClassStrategy, groups: ClassGroups | None = None, sto
         btn_draws[~(group_push >= PLAYED)] = np.nan
         row = {"stack": label, "push": float(push.sum()), "call": float(call.sum())}
         if v < len(evaluation):
-            row.update({key: evaluation[v][key] for key in ("value", "value_se", "exploitability", "exploitability_ci")
-                        if key in evaluation[v]})
+            row.update({key: evaluation[v][key] for key in EVALUATION_KEYS if key in evaluation[v]})
         row["bb_common_draw"] = common
         row["groups"] = [{"group": g.label, "push": _num(group_push[i]), "call": _num(group_call[i]),
                           "bb_draws": [_num(x) for x in bb_draws[i]],
@@ -280,12 +282,15 @@ def _value_text(stack: dict) -> str:
 
 def _exploitability_lines(stack: dict) -> list[str]:
     """The stored bracket's line (none where the file has none): its upper estimate, in BB and mBB per
-    hand, and its 95% interval."""
-    if "exploitability_ci" not in stack:
-        return []
-    lo, hi = stack["exploitability_ci"]
-    text = exploitability_text(stack.get("exploitability", hi), BB, (lo, hi))
-    return [f"  {'':{len(stack['stack'])}}  exploitability {text}"]
+    hand, and its 95% interval; then the exact exploitability where it is known."""
+    pad, lines = " " * len(stack["stack"]), []
+    if "exploitability_ci" in stack:
+        lo, hi = stack["exploitability_ci"]
+        lines.append(f"  {pad}  exploitability {exploitability_text(stack.get('exploitability', hi), BB, (lo, hi))}")
+    if "exploitability_exact" in stack:
+        lines.append(f"  {pad}  exact exploitability {exploitability_text(stack['exploitability_exact'], BB)} "
+                     "(every deal enumerated)")
+    return lines
 
 
 LEGEND = ("  hands: share of dealt hands; push, call: over the group's hands; BB draws: cards the big blind\n"

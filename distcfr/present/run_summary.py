@@ -68,6 +68,18 @@ def print_sampled(summary: dict, out_path, groups: dict | None = None) -> None:
                    if rounds else "no refinement")
         print(fit_line(f"  the bracket: {cost['deals']:,} deals ({cost['per_class']:,} per hand class in each "
                        f"player's two sets, {refined}) in {cost['seconds']:.1f} s{where}"))
+    exact = summary.get("exploitability_exact")
+    if exact:
+        for row in summary["per_variant"]:
+            lo, hi = row["exploitability_ci"]
+            x = row["exploitability_exact"]
+            where = "inside" if lo <= max(x, 0.0) <= hi else "outside"
+            print(fit_line(f"  {row['variant']:>8}  exact {exploitability_text(x, unit)}, {where} the interval"))
+        print(fit_line(f"  the exact figure: every deal enumerated, the strategy as saved, {exact['seconds']:.1f} s"))
+    elif "exact_hint" in summary:
+        about = "under a second" if summary["exact_hint"] < 1 else f"about {duration(summary['exact_hint'])}"
+        print(fit_line(f"  the exact exploitability is in reach on this deck ({about}): --exact-exploitability, "
+                       "or python -m distcfr.show FILE --exact"))
     if "target" in summary:
         print(fit_line(target_line(summary["target"], unit)))
     if "break_even" in summary:
