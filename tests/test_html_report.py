@@ -84,6 +84,15 @@ def test_value_per_stack_is_drawn_from_the_files_numbers(files):
     assert page.count("<circle") == 6  # value and exploitability at 3 stacks
 
 
+def test_a_stored_exact_exploitability_gets_its_column(files, tmp_path):
+    strategy = load_class_strategy(files["sampled"])
+    assert "exact exploitability" not in html_report(files["sampled"])
+    strategy.meta["evaluation"][0]["exploitability_exact"] = 0.000337
+    strategy.save(tmp_path / "exact.msgpack")
+    page = html_report(tmp_path / "exact.msgpack")
+    assert "exact exploitability (every deal enumerated)" in page and "3.37e-04 BB (0.337 mBB)" in page
+
+
 # ---- a real browser ---------------------------------------------------------------------------
 class Browser:
     """Headless chromium over the DevTools protocol on a pipe (fds 3 and 4, NUL-terminated JSON)."""

@@ -162,6 +162,7 @@ def sampled_page(strategy, source: str) -> str:
             f"batch {_e(meta.get('batch', '?'))}); {kernel.n_classes:,} hand classes; values in BB per hand for the "
             "button.</p>", "<h2>Evaluation</h2>"]
     rows, xs, ys, errs, highs = [], [], [], [], []
+    exact = any(isinstance(row, dict) and "exploitability_exact" in row for row in evaluation)
     for v, label in enumerate(labels):
         row = evaluation[v] if v < len(evaluation) and isinstance(evaluation[v], dict) else {}
         value, se, high, ci = (_number(row.get("value")), _number(row.get("value_se")),
@@ -171,13 +172,17 @@ def sampled_page(strategy, source: str) -> str:
                      "-" if value is None or se is None else f"[{value - 1.96 * se:+.4f}, {value + 1.96 * se:+.4f}]",
                      "-" if high is None else amount(max(high, 0.0), BB, 4),
                      "-" if None in ci else f"[{ci[0]:.4f}, {ci[1]:.4f}] BB"])
+        if exact:
+            x = _number(row.get("exploitability_exact"))
+            rows[-1].append("-" if x is None else amount(max(x, 0.0), BB))
         if value is not None:
             xs.append(float(kernel.stacks[v]))
             ys.append(value)
             errs.append(1.96 * se if se is not None else 0.0)
             highs.append(high)
-    body.append(_html_table(["stack", "value", "standard error", "value, 95% interval",
-                             "exploitability per hand (upper estimate)", "exploitability, 95% interval"], rows, "eval"))
+    columns = ["stack", "value", "standard error", "value, 95% interval", "exploitability per hand (upper estimate)",
+               "exploitability, 95% interval", *(["exact exploitability (every deal enumerated)"] if exact else [])]
+    body.append(_html_table(columns, rows, "eval"))
     if not evaluation:
         body.append("<p class='note'>This file carries no evaluation (an interrupted run?).</p>")
     if len(xs) > 1:
