@@ -8,9 +8,10 @@ average strategy against the minutes of one run, and how far they move between i
 One run on ``--workers`` Ray workers (0: in this process). Every ``--every`` minutes of solving (the
 evaluations are off the clock) the average strategy's button value per stack is estimated on the
 same deals every time (``--per-class`` deals per hand class of the button, weighted by the class's
-hands); ``--batch-per-class`` sets the training deals per hand class per half-iteration (the solver's
-default otherwise). The table gives the values per mark; the summary the largest move of a stack's
-value and of each break-even stack between the mark nearest half of ``--minutes`` and the last,
+hands: ``SampledSolver.values``, what a run's own settling line reads); ``--batch-per-class`` sets
+the training deals per hand class per half-iteration (the solver's default otherwise). The table
+gives the values per mark; the summary the largest move of a stack's value and of each break-even
+stack between the mark nearest half the run and the last,
 against the convergence issue's targets (0.002 BB per stack, 0.05 BB per break-even stack).
 ``--include`` draws earlier ``--json`` runs (today's code) beside this one.
 
@@ -34,35 +35,17 @@ GAME = "draw27(ranks=13,suits=4,hand=5,stacks=1:20:1)"
 VALUE_TARGET, BREAK_EVEN_TARGET = 0.002, 0.05  # BB: the most a value / a break-even stack may move
 
 
-def button_values(strategy, per_class: int, seed: int = 7) -> tuple[np.ndarray, np.ndarray]:
-    """(value, standard error) per stack, BB per hand: the button's payoff under ``strategy`` on
-    ``per_class`` deals per button class from a fixed stream (the same deals for any strategy)."""
-    from distcfr.engine.sampled_bracket import bracket_chunks, class_moments
+def drift(marks: list[dict], per_class: int, deals: int) -> dict:
+    """Moves between the mark nearest half the run and the last, per stack and per break-even stack
+    (:func:`distcfr.evaluate.summary.settling`, what a run prints as its settling)."""
+    from distcfr.evaluate.summary import settling
 
-    kernel = strategy.kernel
-    weights = kernel.classes.hands_per_class / kernel.classes.hands_per_class.sum()
-    mean, var = 0.0, 0.0
-    for first, stop in bracket_chunks(kernel, per_class):
-        deals = kernel.sample_deals_of_classes(seed, 0, 0, first, stop, per_class)
-        m, v = class_moments(kernel.deal_values(strategy.tables, deals), per_class)
-        w = weights[first:stop, None]
-        mean, var = mean + (w * m).sum(0), var + (w**2 * v).sum(0)
-    return np.asarray(mean), np.sqrt(var)
-
-
-def drift(marks: list[dict], minutes: float) -> dict:
-    """Moves between the mark nearest ``minutes / 2`` and the last: per stack and per break-even."""
-    from distcfr.evaluate.break_even import crossings
-
-    middle = min(marks, key=lambda m: abs(m["minutes"] - minutes / 2))
-    last = marks[-1]
-    moved = np.asarray(last["value"]) - np.asarray(middle["value"])
-    before, after = crossings(last["stacks"], middle["value"]), crossings(last["stacks"], last["value"])
-    be_moves = [b - a for a, b in zip(before, after)] if len(before) == len(after) else None
-    return {"from_minute": middle["minutes"], "to_minute": last["minutes"], "value_moves": moved.tolist(),
-            "largest_value_move": float(np.abs(moved).max()), "break_even_from": before, "break_even_to": after,
-            "break_even_moves": be_moves,
-            "largest_break_even_move": None if be_moves is None else max((abs(m) for m in be_moves), default=0.0)}
+    readings = [{"seconds": 60 * m["minutes"], "iteration": m["iteration"], "value": m["value"]} for m in marks]
+    out = settling(readings, marks[-1]["stacks"], per_class, deals)
+    if out is None:
+        return {}
+    del out["readings"]  # the marks hold them
+    return {**out, "from_minute": out["from"]["seconds"] / 60, "to_minute": out["to"]["seconds"] / 60}
 
 
 def solve_with_marks(args) -> dict:
@@ -85,9 +68,8 @@ def solve_with_marks(args) -> dict:
             solving += time.perf_counter() - began
             if solving >= next_mark or solving >= args.minutes * 60:
                 began = time.perf_counter()
-                strategy = solver.average_strategy()
-                value, se = button_values(strategy, args.per_class)
-                stacks = strategy.kernel.stacks.tolist()
+                value, se = solver.values(args.per_class)  # the same deals every time, read where the rows lie
+                stacks = solver.kernel.stacks.tolist()
                 marks.append({"minutes": solving / 60, "iteration": solver.iteration, "stacks": stacks,
                               "value": value.tolist(), "se": se.tolist(),
                               "eval_seconds": time.perf_counter() - began})
@@ -97,7 +79,8 @@ def solve_with_marks(args) -> dict:
                 next_mark += args.every * 60
         rule = solver.rule.name if hasattr(solver.rule, "name") else str(solver.rule)
     return {"game": args.game, "workers": args.workers, "seed": args.seed, "algorithm": rule,
-            "per_class": args.per_class, "batch": solver.batch, "marks": marks, "drift": drift(marks, args.minutes)}
+            "per_class": args.per_class, "batch": solver.batch, "marks": marks,
+            "drift": drift(marks, args.per_class, args.per_class * solver.kernel.n_classes)}
 
 
 def plot(runs: list[dict], path: str) -> None:
@@ -143,11 +126,16 @@ def main() -> None:
 
     result = solve_with_marks(args)
     d = result["drift"]
+    if not d:
+        print("\nfewer than three marks: no drift to read")
+        return
     print(f"\nbetween minute {d['from_minute']:.1f} and {d['to_minute']:.1f}: values moved by at most "
-          f"{d['largest_value_move']:.4f} BB (target {VALUE_TARGET}); break-even stacks "
-          f"{[round(x, 3) for x in d['break_even_from']]} -> {[round(x, 3) for x in d['break_even_to']]}"
-          + ("" if d["largest_break_even_move"] is None else
-             f", moved by at most {d['largest_break_even_move']:.3f} BB (target {BREAK_EVEN_TARGET})"))
+          f"{d['largest_value_move']:.4f} BB (target {VALUE_TARGET})"
+          + ("" if "break_even_from" not in d else
+             f"; break-even stacks {[round(x, 3) for x in d['break_even_from']]} -> "
+             f"{[round(x, 3) for x in d['break_even_to']]}"
+             + ("" if d["largest_break_even_move"] is None else
+                f", moved by at most {d['largest_break_even_move']:.3f} BB (target {BREAK_EVEN_TARGET})")))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(result, f, indent=1)

@@ -41,7 +41,7 @@ from distcfr.evaluate.class_strategy import (
     exact_seconds,
 )
 from distcfr.evaluate.reach import noise_bound, out_of_reach, target_summary
-from distcfr.evaluate.summary import add_exact, bracket_cost, exact_summary, sampled_summary
+from distcfr.evaluate.summary import add_exact, bracket_cost, exact_summary, sampled_summary, settling
 from distcfr.evaluate.tables import render_tables
 from distcfr.evaluate.units import amount, exploitability_text
 from distcfr.games.registry import REGISTRY, defaults_help, load_game
@@ -179,6 +179,10 @@ def build_parser() -> argparse.ArgumentParser:
 DEFAULT_MINUTES = 10.0  # a sampled solve given no stopping rule
 EVAL_SHARE = 0.1  # sampled progress brackets take at most this share of a run's time
 PROGRESS_SHARE = 4  # a progress bracket has this many times fewer deals per class than the final one
+# a value reading (the button's value per stack on fixed deals, at each progress evaluation and the end) has
+# about READ_DEALS deals: 8 per hand class on 5 cards from 52 (about 10 CPU-s at 20 stacks), 1,785 on 280 classes
+READ_DEALS, MIN_READ_PER_CLASS, MAX_READ_PER_CLASS = 500_000, 8, 4096
+READ_SHARE = 0.05  # and they take at most this share of the run's time
 SAY_FINAL_BRACKET_TIME = 10.0  # seconds: a final bracket expected to take longer says so as it starts
 SAMPLED_ONLY = ("batch", "seed", "bracket_samples", "bracket_rounds",
                 "exact_exploitability")  # options only a sampled solve uses
@@ -476,10 +480,12 @@ class _SampledRun(_Run):
             recovery = Path(self.recovery_folder.name) / "recovery.ckpt"
             self.tidy_if_lost(glob.escape(self.recovery_folder.name))
         target_only = self.args.iterations is None and self.args.minutes is None
-        return super().plan(solver, minutes=DEFAULT_MINUTES, evaluate=solver.launch.progress_brackets,
+        evaluate = solver.launch.progress_brackets  # a bracket fits beside the run (and so does a reading)
+        return super().plan(solver, minutes=DEFAULT_MINUTES, evaluate=evaluate,
                             eval_share=EVAL_SHARE, evaluator=self.progress_bracket, recovery=recovery,
                             give_up=self.out_of_reach if target_only else None, at_end=self.end_work,
-                            keep_evaluating=self.bracket_says_more)
+                            keep_evaluating=self.bracket_says_more, reader=self.read_values if evaluate else None,
+                            read_share=READ_SHARE)
 
     def execute(self, solver) -> dict:
         self.first_deals = solver.deals_done
@@ -489,7 +495,18 @@ class _SampledRun(_Run):
         self.per_class = max(2, self.final_per_class // PROGRESS_SHARE)
         self.rounds = REFINE_ROUNDS if self.args.bracket_rounds is None else self.args.bracket_rounds
         self.final_in_run = 0.0  # seconds of a final bracket made at the run's last iteration
+        self.readings = []  # value readings, on the same deals each time
+        self.read_per_class = int(np.clip(READ_DEALS // solver.kernel.n_classes, MIN_READ_PER_CLASS,
+                                          MAX_READ_PER_CLASS))
         return super().execute(solver)
+
+    def read_values(self, solver) -> None:
+        """A value reading of the average strategy: the button's value per stack on the same deals
+        every time (:meth:`SampledSolver.values <distcfr.solve.sampled_solver.SampledSolver.values>`),
+        so that readings of the run show how far its values still move."""
+        value, se = solver.values(self.read_per_class)
+        self.readings.append({"seconds": time.perf_counter() - self.start, "iteration": solver.iteration,
+                              "value": value.tolist(), "value_se": se.tolist()})
 
     def progress_bracket(self, solver) -> float:
         """A bracket of the average strategy now; returns its upper end (the worst stack's). With a
@@ -623,8 +640,10 @@ class _SampledRun(_Run):
 
     def end_work(self, solver) -> None:
         """The run's end work on its workers (the plan's ``at_end``, where a lost worker is recovered
-        from): the final bracket and the average strategy."""
+        from): the last value reading, the final bracket and the average strategy."""
         self.progress.close()
+        if not self.readings or self.readings[-1]["iteration"] != solver.iteration:
+            self.read_values(solver)  # the run's last reading, before the final bracket's time
         self.final = (*self.final_bracket(solver), solver.average_strategy())
 
     def finish(self, solver, result) -> dict:
@@ -635,6 +654,8 @@ class _SampledRun(_Run):
         summary = sampled_summary(game, solver, bracket, result.wall_seconds, result.iterations_run,
                                   solver.deals_done - self.first_deals)
         summary["bracket_history"] = self.history
+        summary["settling"] = settling(self.readings, game.variant_values, self.read_per_class,
+                                       self.read_per_class * solver.kernel.n_classes)
         summary["bracket"] = bracket_cost(bracket, solver.kernel.n_classes, seconds, self.where["workers"])
         if self.target:
             summary["target"] = self.target_summary(solver, bracket)

@@ -86,6 +86,31 @@ def test_a_worker_lost_in_an_evaluation_or_the_runs_end_work_is_recovered_with_t
 
 
 @pytest.mark.slow
+def test_a_worker_lost_in_a_value_reading_is_recovered_with_the_same_bytes_and_readings(ray_local, tmp_path):
+    """About 10 s. A run's value readings are read where the rows lie, like its progress brackets: one
+    worker goes while the reading at iteration 4 gathers; the run goes back to its recovery point, and
+    its readings and its end are those of an undisturbed run."""
+    readings = []
+
+    def read(solver):
+        readings.append((solver.iteration, *solver.values(20)))
+
+    plan = RunPlan(6, recovery=tmp_path / "recovery.ckpt", checkpoint_every=3, eval_every=4,
+                   reader=killing_one_worker_first(read), read_share=1.0)
+    with open_solver(SMALL, workers=2, **OPTIONS) as solver:
+        result = run(solver, plan, handle_signals=False)
+        disturbed = solver.average_strategy().tables
+    assert [(r["lost_at"], r["resumed_at"]) for r in result.recoveries] == [(4, 3)]
+    assert [i for i, *_ in readings] == [4, 6]  # the lost one never returned; the last iteration reads too
+    with open_solver(SMALL, workers=0, **OPTIONS) as solver:
+        solver.solve(4)
+        value, se = solver.values(20)
+        expected = solver.solve(6).tables
+    assert readings[0][1].tobytes() == value.tobytes() and readings[0][2].tobytes() == se.tobytes()
+    assert all(np.array_equal(disturbed[name], expected[name]) for name in expected)
+
+
+@pytest.mark.slow
 def test_the_command_line_says_how_many_recoveries_and_what_they_cost(ray_local, tmp_path, monkeypatch, capsys):
     import json
 

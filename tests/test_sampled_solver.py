@@ -305,7 +305,7 @@ def test_progress_brackets_are_off_where_a_bracket_does_not_fit_beside_the_worke
 
 
 @pytest.mark.slow
-def test_the_workers_bracket_is_the_gathered_strategys_bracket_bit_for_bit(ray_local, monkeypatch):
+def test_the_workers_bracket_and_value_reading_are_the_gathered_strategys_bit_for_bit(ray_local, monkeypatch):
     import distcfr.engine.sampled_bracket as sampled
     from distcfr.solve.launch import Launch
 
@@ -315,6 +315,8 @@ def test_the_workers_bracket_is_the_gathered_strategys_bracket_bit_for_bit(ray_l
         solver.solve(iterations=6)
         spread, gathered = solver.bracket(30), solver.average_strategy().bracket(30)
         one_round = solver.bracket(30, rounds=1), solver.average_strategy().bracket(30, rounds=1)
+        readings = solver.values(30), solver.average_strategy().values(30)  # value readings: the same way
+    assert [x.tobytes() for x in readings[0]] == [x.tobytes() for x in readings[1]]
     for field in ("low", "low_se", "high", "high_se", "value", "value_se"):
         assert getattr(spread, field).tobytes() == getattr(gathered, field).tobytes(), field
         assert getattr(one_round[0], field).tobytes() == getattr(one_round[1], field).tobytes(), field

@@ -117,6 +117,62 @@ def test_show_exact_refuses_an_exact_file(tmp_path, capsys):
                                        "file's exploitability is exact)\n")
 
 
+def test_a_sampled_run_reads_its_values_on_the_same_deals_and_says_how_far_they_moved(tmp_path, capsys, monkeypatch):
+    from distcfr.evaluate.load import load_strategy
+
+    monkeypatch.setattr("distcfr.train.READ_SHARE", 1.0)  # every due reading is taken, however long it takes
+    monkeypatch.setattr("distcfr.train.READ_DEALS", 36 * 300)
+    spec = "draw27(ranks=6,suits=2,hand=2,stacks=2:8:3)"
+    out, _, data = train(tmp_path, capsys, "--game", spec, "--sampling", "--iterations", "30", "--eval-every", "5",
+                         "--bracket-samples", "100", "--quiet")
+    s = data["settling"]
+    readings = s["readings"]
+    assert [r["iteration"] for r in readings] == [5, 10, 15, 20, 25, 30] and s["per_class"] == 300
+    assert s["deals"] == 300 * 36 and s["to"]["iteration"] == 30
+    middle = next(r for r in readings if r["iteration"] == s["from"]["iteration"])
+    assert middle is not readings[-1]
+    assert s["value_moves"] == pytest.approx(np.subtract(readings[-1]["value"], middle["value"]), abs=1e-15)
+    assert s["largest_value_move"] == pytest.approx(np.abs(s["value_moves"]).max(), abs=1e-15)
+    value, se = load_strategy(tmp_path / "s.msgpack").values(300)  # the file's float16 strategy, read again
+    assert readings[-1]["value"] == pytest.approx(value, abs=1e-6) and readings[-1]["value_se"] == pytest.approx(se)
+    line = next(line for line in out.splitlines() if line.startswith("  settling: "))
+    start = s["from"]["iteration"]
+    assert re.fullmatch(rf"  settling: between \d+ s and \d+ s into the run \(iterations {start} -> 30\) the "
+                        rf"values moved by at most {FIGURE} BB per stack(, the break-even stacks .*)? \(on the "
+                        r"same 10,800 deals each time, 300 per hand class\)", line)
+    assert shown(re.search(rf"at most {FIGURE} BB per stack", line).group(1), s["largest_value_move"])
+
+
+def test_value_readings_estimate_the_exact_value_within_their_standard_error():
+    from distcfr.solve.launch import open_solver
+
+    with open_solver("draw27(ranks=6,suits=2,hand=2,stacks=2:8:3)", sampling=True, workers=0, seed=2) as solver:
+        strategy = solver.solve(20)
+    value, se = strategy.values(2000)
+    exact = strategy.to_exact().value_per_variant
+    assert (se > 0).all() and (se < 0.02).all()
+    assert np.abs(value - exact).max() < 4 * se.max()  # 4 standard errors: fails once in ~16,000 draws
+    again, _ = strategy.values(2000)
+    other, _ = strategy.values(2000, seed=5)
+    assert again.tobytes() == value.tobytes() and other.tobytes() != value.tobytes()  # fixed deals, per seed
+
+
+def test_settling_reads_the_moves_from_the_reading_nearest_half_the_run_to_the_last():
+    from distcfr.evaluate.summary import settling
+
+    readings = [{"seconds": t, "iteration": i, "value": v} for t, i, v in
+                [(10, 1, [0.30, -0.20, -0.5]), (48, 5, [0.20, -0.10, -0.40]), (70, 7, [0.21, 0.05, -0.39]),
+                 (100, 9, [0.22, 0.06, -0.30])]]
+    s = settling(readings, [1.0, 2.0, 3.0], 8, 800)
+    assert s["from"] == {"seconds": 48, "iteration": 5} and s["to"] == {"seconds": 100, "iteration": 9}
+    assert s["value_moves"] == pytest.approx([0.02, 0.16, 0.10]) and s["largest_value_move"] == pytest.approx(0.16)
+    assert s["break_even_from"] == pytest.approx([1 + 0.2 / 0.3]) and s["break_even_to"] == pytest.approx([2 + 0.06 / 0.36])
+    assert s["largest_break_even_move"] == pytest.approx(2 + 0.06 / 0.36 - 1 - 0.2 / 0.3)
+    assert settling(readings[:2], [1.0, 2.0, 3.0], 8, 800) is None
+    one = settling([{**r, "value": r["value"][:1]} for r in readings], None, 8, 800)
+    assert "break_even_from" not in one and one["value_moves"] == pytest.approx([0.02])
+
+
 def test_a_sampled_summary_says_what_its_bracket_cost(tmp_path, capsys):
     out, _, data = train(tmp_path, capsys, "--game", SMALL, "--sampling", "--iterations", "5", "--bracket-samples",
                          "200", "--quiet")

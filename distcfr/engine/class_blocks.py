@@ -27,7 +27,7 @@ import numpy as np
 from distcfr.engine.kernels import sampled_kernel
 from distcfr.engine.row_table import HeldRows, RowTable
 from distcfr.engine.rules import Rule, regret_matching, rule_from_fields, update_sampled_rows
-from distcfr.engine.sampled_bracket import REFINE_ROUNDS, bracket_chunk, chunk_total
+from distcfr.engine.sampled_bracket import REFINE_ROUNDS, bracket_chunk, chunk_total, value_chunk
 from distcfr.games.registry import load_game
 
 TABLE_DTYPE = np.float32  # regrets and sums: half the memory of float64 where the tables are largest
@@ -331,11 +331,22 @@ class ClassBlockGroup:
         """The bracket's sums of ``player`` for these class ranges (:func:`~distcfr.engine.sampled_bracket.
         bracket_chunk`, ``rounds`` refinement rounds), against the average strategy of every group
         (``averages``, in row order)."""
-        parts = self.fetch(list(averages))
-        firsts = [f for p in parts for f in p.firsts] + [parts[-1].stop]
-        sigma = {b.name: RowTable(firsts, [c for p in parts for c in p.chunks[b.name]]) for b in self.kernel.blocks}
+        sigma = self._read_average(averages)
         return [bracket_chunk(self.kernel, sigma, seed, per_class, player, first, stop, rounds=rounds)
                 for first, stop in chunks]
+
+    def value_sums(self, seed: int, per_class: int, chunks: list[tuple[int, int]],
+                   *averages: StrategyRows) -> list[np.ndarray]:
+        """The value readings' sums for these class ranges (:func:`~distcfr.engine.sampled_bracket.
+        value_chunk`) against the average strategy of every group (``averages``, in row order)."""
+        sigma = self._read_average(averages)
+        return [value_chunk(self.kernel, sigma, seed, per_class, first, stop) for first, stop in chunks]
+
+    def _read_average(self, averages: tuple[StrategyRows, ...]) -> dict[str, RowTable]:
+        """{block: RowTable} of every group's published average strategy, read where it lies."""
+        parts = self.fetch(list(averages))
+        firsts = [f for p in parts for f in p.firsts] + [parts[-1].stop]
+        return {b.name: RowTable(firsts, [c for p in parts for c in p.chunks[b.name]]) for b in self.kernel.blocks}
 
     def release(self) -> None:
         """Let this group's references to its published strategy and its drawn deals go."""
@@ -388,16 +399,27 @@ class ClassBlockSetBase:
         (distcfr.engine.sampled_bracket; distcfr.evaluate.sampled ``bracket_from_sums`` makes the
         bracket), its chunks spread over the groups, each reading the average where it lies: the
         same bits as the bracket of the gathered average, whatever the number of groups."""
+        averages = self._gather_averages()
+        return [self._on_groups(chunks, "bracket_sums", seed, per_class, rounds, player, averages=averages)
+                for player in (0, 1)]
+
+    def value_sums(self, seed: int, per_class: int, chunks: list[tuple[int, int]]) -> np.ndarray:
+        """The (2, B) sums of a value reading of the average strategy (the button's value per stack
+        on fixed deals: :func:`~distcfr.engine.sampled_bracket.value_chunk`), its chunks spread over
+        the groups like a bracket's: the same bits on any number of groups."""
+        return self._on_groups(chunks, "value_sums", seed, per_class, averages=self._gather_averages())
+
+    def _gather_averages(self) -> list:
         self.settle()
-        averages = self._gather("publish_average")
+        return self._gather("publish_average")
+
+    def _on_groups(self, chunks: list[tuple[int, int]], method: str, *args, averages: list) -> np.ndarray:
+        """The chunk total of ``method(*args, part, *averages)`` on every group, each given its
+        share of ``chunks`` in order."""
         n = len(self.starts) - 1
         split = [chunks[len(chunks) * g // n:len(chunks) * (g + 1) // n] for g in range(n)]
-        sums = []
-        for player in (0, 1):
-            calls = [self._call(g, "bracket_sums", seed, per_class, rounds, player, part, *averages)
-                     for g, part in enumerate(split) if part]
-            sums.append(chunk_total(total for call in calls for total in self._result(call)))
-        return sums
+        calls = [self._call(g, method, *args, part, *averages) for g, part in enumerate(split) if part]
+        return chunk_total(total for call in calls for total in self._result(call))
 
     def release_strategy(self) -> None:
         """Let the current strategy's rows go (before a final evaluation that needs their memory);

@@ -18,6 +18,7 @@ _CONTINUE = 1  # the parent decision's action whose value is its child decisions
 REFINE_STREAM = 4  # refinement deals: streams 4 + 2 round + player, keyed by the class (0..3: the first sets)
 BRACKET_STUBS = 1  # stubs per bracket deal: a deal's values are the mean over them (less noise a deal)
 GATE_Z = 3.0  # the scored response plays the profile where its in-sample gain is not this many standard errors above 0
+VALUE_STREAM = 32  # value readings' deals (:func:`value_chunk`): a stream no bracket set or refinement round uses
 
 
 def _one_hot(values: np.ndarray) -> np.ndarray:
@@ -181,6 +182,17 @@ def bracket_chunk(game, sigma: dict, seed: int, per_class: int, player: int, fir
         out[2 * i + 1] = (weights**2 * var).sum(0)
     out[6] = extra
     return out
+
+
+def value_chunk(game, sigma: dict, seed: int, per_class: int, first: int, stop: int) -> np.ndarray:
+    """(2, B): what the button's classes [first, stop) add to the profile's value per stack on their
+    fixed deals (``per_class`` each, stream ``VALUE_STREAM``): the hand-weighted mean and the variance
+    of that mean. The deals are the same for any strategy, so two readings of one run differ only
+    where its strategy moved (the deals' luck is common to both)."""
+    weights = game.classes.hands_per_class[first:stop, None] / game.classes.hands_per_class.sum()
+    deals = game.sample_deals_of_classes(seed, VALUE_STREAM, 0, first, stop, per_class)
+    mean, var = class_moments(game.deal_values(sigma, deals), per_class)
+    return np.stack([(weights * mean).sum(0), (weights**2 * var).sum(0)])
 
 
 def chunk_total(parts) -> np.ndarray:

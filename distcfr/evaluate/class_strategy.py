@@ -10,7 +10,7 @@ import numpy as np
 
 from distcfr.engine.kernels import sampled_kernel
 from distcfr.engine.memory import check_fits, class_tables_bytes, exact_estimate
-from distcfr.engine.sampled_bracket import REFINE_ROUNDS
+from distcfr.engine.sampled_bracket import REFINE_ROUNDS, bracket_chunks, chunk_total, value_chunk
 from distcfr.errors import BadFile, BadParameter, DistcfrError
 from distcfr.evaluate.sampled import Bracket, exploitability_bracket
 from distcfr.evaluate.strategy import Strategy
@@ -50,6 +50,14 @@ class ClassStrategy:
         again on more deals in up to ``rounds`` rounds (0: none)."""
         return exploitability_bracket(self.kernel, self.tables, seed, per_class or default_per_class(self.kernel),
                                       rounds=rounds)
+
+    def values(self, per_class: int, seed: int = BRACKET_SEED) -> tuple[np.ndarray, np.ndarray]:
+        """(value, standard error) per stack, BB per hand: the button's value under this strategy on
+        ``per_class`` fixed deals per hand class (:func:`~distcfr.engine.sampled_bracket.value_chunk`):
+        the same deals for every strategy of the game."""
+        total = chunk_total(value_chunk(self.kernel, self.tables, seed, per_class, first, stop)
+                            for first, stop in bracket_chunks(self.kernel, per_class))
+        return total[0], np.sqrt(total[1])
 
     @cached_property
     def default_bracket(self) -> Bracket:

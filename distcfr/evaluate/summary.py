@@ -78,6 +78,27 @@ def add_exact(summary: dict, exact, seconds: float) -> None:
         "meaning": "every deal enumerated, the strategy as its file stores it (float16), BB per hand"}
 
 
+def settling(readings: list[dict], stacks, per_class: int, deals: int) -> dict | None:
+    """How far the button's value per stack, and the break-even stacks of a list, moved over the
+    run's second half: from the value reading nearest its middle (in time) to the last, all on the
+    same deals; None with fewer than three readings."""
+    if len(readings) < 3:
+        return None
+    last = readings[-1]
+    middle = min(readings[:-1], key=lambda r: abs(r["seconds"] - last["seconds"] / 2))
+    moves = np.subtract(last["value"], middle["value"])
+    out = {"per_class": per_class, "deals": deals, "readings": readings,
+           "from": {key: middle[key] for key in ("seconds", "iteration")},
+           "to": {key: last[key] for key in ("seconds", "iteration")},
+           "value_moves": moves.tolist(), "largest_value_move": float(np.abs(moves).max())}
+    if stacks is not None and len(stacks) > 1:
+        before, after = crossings(stacks, middle["value"]), crossings(stacks, last["value"])
+        out["break_even_from"], out["break_even_to"] = before, after
+        out["largest_break_even_move"] = (max((abs(b - a) for a, b in zip(before, after)), default=0.0)
+                                          if len(before) == len(after) else None)
+    return out
+
+
 def bracket_cost(bracket, n_classes: int, seconds: float, workers: int) -> dict:
     """What the final bracket cost: deals (two sets per player, ``per_class`` each per hand class,
     and the close classes' refinement deals) and wall seconds, on ``workers`` Ray workers (0: this

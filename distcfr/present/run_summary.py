@@ -88,6 +88,8 @@ def print_sampled(summary: dict, out_path, groups: dict | None = None) -> None:
         print("  break-even stack (the button's value crosses 0): " + (f"{points} BB" if points else
                                                                       "none in this range of stacks")
               + (f" (95% band crosses zero in [{span[0]:.3f}, {span[1]:.3f}] BB)" if span else ""))
+    if summary.get("settling"):
+        print(fit_line(settling_line(summary["settling"], unit)))
     lost = summary.get("recoveries") or []
     if lost:
         print(f"  recovered from lost workers {len(lost)} time(s), {sum(r['seconds'] for r in lost):.1f} s in all: "
@@ -102,6 +104,23 @@ def print_sampled(summary: dict, out_path, groups: dict | None = None) -> None:
         print(f"  checkpoint {saved['path']}: " + ", ".join(p for p in parts if p))
     if groups is not None:
         print(render_groups(groups) if len(groups["stacks"]) == 1 else render_compact(groups))
+
+
+def settling_line(s: dict, unit: str) -> str:
+    """How far the values moved over the run's second half (a summary's ``settling``), in one line."""
+    moves = s["value_moves"]
+    moved = (f"the value moved by {'+' * (moves[0] >= 0)}{figure(moves[0])} {unit}" if len(moves) == 1 else
+             f"the values moved by at most {figure(s['largest_value_move'])} {unit} per stack")
+    if "break_even_from" in s:
+        before, after = s["break_even_from"], s["break_even_to"]
+        if s["largest_break_even_move"] is not None and before:
+            moved += f", the break-even stacks by at most {figure(s['largest_break_even_move'])} {unit}"
+        elif s["largest_break_even_move"] is None:
+            moved += (f", the break-even stacks from {', '.join(f'{x:.3f}' for x in before) or 'none'} to "
+                      f"{', '.join(f'{x:.3f}' for x in after) or 'none'} {unit}")
+    return (f"  settling: between {duration(s['from']['seconds'])} and {duration(s['to']['seconds'])} into the run "
+            f"(iterations {s['from']['iteration']:,} -> {s['to']['iteration']:,}) {moved} (on the same "
+            f"{s['deals']:,} deals each time, {s['per_class']:,} per hand class)")
 
 
 def target_head(target: float, unit: str) -> str:

@@ -47,6 +47,10 @@ class RunPlan:
     # where a solver whose state lives on its workers keeps its recovery point when ``checkpoint`` is None
     # (saved at the same cadence); a run with neither recovers lost workers from its start
     recovery: Path | None = None
+    # a cheap look at the average strategy taken every eval_every iterations too (a sampled run's value readings),
+    # whatever the evaluations do, while those looks took at most read_share of the time
+    reader: Callable[[Solver], None] | None = None
+    read_share: float = 0.05
     # the run's end work on the workers (a sampled run's final bracket and average), once the last checkpoint is
     # written: workers lost there are recovered from as mid-run, and the iterations after the recovery point run again
     at_end: Callable[[Solver], None] | None = None
@@ -131,7 +135,7 @@ def _iterate(solver: Solver, plan: RunPlan, result: RunResult, on_iteration, han
 
     signals = (signal.SIGINT, signal.SIGTERM) if handle_signals else ()
     previous = {sig: signal.signal(sig, on_signal) for sig in signals}
-    start, eval_seconds = time.perf_counter(), 0.0
+    start, eval_seconds, read_seconds = time.perf_counter(), 0.0, 0.0
     evaluating = plan.evaluate
     spent = result.wall_seconds  # by the iterations before a recovery at the end: the time limit counts them
     try:
@@ -170,6 +174,20 @@ def _iterate(solver: Solver, plan: RunPlan, result: RunResult, on_iteration, han
                 result.history.append((solver.iteration, expl))
                 if plan.target is None and plan.keep_evaluating is not None:
                     evaluating = plan.keep_evaluating()
+            if plan.reader is not None and (solver.iteration % plan.eval_every == 0 or last) and \
+                    read_seconds <= plan.read_share * (time.perf_counter() - start):
+                waiting[0] = True
+                began = time.perf_counter()
+                try:
+                    plan.reader(solver)
+                except WorkersLost as lost:  # read where the rows lie, like a progress bracket
+                    _recover(solver, plan, result, lost, time.perf_counter() - began, requested)
+                    continue
+                except KeyboardInterrupt:
+                    _stop_if_requested(requested)
+                finally:
+                    waiting[0] = False
+                read_seconds += time.perf_counter() - began
             if on_iteration is not None:
                 on_iteration(solver, expl)
             point = plan.checkpoint or plan.recovery

@@ -134,6 +134,15 @@ class SampledSolver(SolverLifetime):
         sums = self.shards.bracket_sums(seed, per_class, bracket_chunks(self.kernel, per_class), rounds)
         return bracket_from_sums(sums, per_class, rounds)
 
+    def values(self, per_class: int, seed: int = BRACKET_SEED) -> tuple[np.ndarray, np.ndarray]:
+        """(value, standard error) per stack, BB per hand: the button's value under the average
+        strategy on ``per_class`` fixed deals per hand class (as :meth:`ClassStrategy.values
+        <distcfr.evaluate.class_strategy.ClassStrategy.values>`, the same bits), evaluated where the
+        rows lie. Readings of one run share their deals, so they show how far its values moved."""
+        self._settle()
+        total = self.shards.value_sums(seed, per_class, bracket_chunks(self.kernel, per_class))
+        return total[0], np.sqrt(total[1])
+
     def release_strategy(self) -> None:
         """Let the current strategy go (a run's end: its memory goes to the final bracket); a
         further iteration publishes it again."""
