@@ -180,8 +180,8 @@ DEFAULT_MINUTES = 10.0  # a sampled solve given no stopping rule
 EVAL_SHARE = 0.1  # sampled progress brackets take at most this share of a run's time
 PROGRESS_SHARE = 4  # a progress bracket has this many times fewer deals per class than the final one
 # a value reading (the button's value per stack on fixed deals, at each progress evaluation and the end) has
-# about READ_DEALS deals: 8 per hand class on 5 cards from 52 (about 10 CPU-s at 20 stacks), 1,785 on 280 classes
-READ_DEALS, MIN_READ_PER_CLASS, MAX_READ_PER_CLASS = 500_000, 8, 4096
+# about READ_DEALS deals: 8 per hand class on 5 cards from 52 (about 10 CPU-s at 20 stacks), 714 on 280 classes
+READ_DEALS, MIN_READ_PER_CLASS, MAX_READ_PER_CLASS = 200_000, 8, 4096
 READ_SHARE = 0.05  # and they take at most this share of the run's time
 SAY_FINAL_BRACKET_TIME = 10.0  # seconds: a final bracket expected to take longer says so as it starts
 SAMPLED_ONLY = ("batch", "seed", "bracket_samples", "bracket_rounds",

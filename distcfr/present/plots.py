@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import io
 
+import numpy as np
+
 from distcfr.errors import BadParameter
 
 
@@ -50,7 +52,8 @@ def save_run_plot(path, history: list[tuple[int, float]], summary: dict) -> None
 def save_sweep_plot(path, summary: dict, groups: dict, top: int = 6) -> None:
     """Write a PNG of a sampled run: the value per stack with its 95% band and the break-even
     interval; the button's push and the big blind's call frequency per stack, overall and for the
-    ``top`` most common hand groups; and the bracket against minutes (progress brackets)."""
+    ``top`` most common hand groups; the bracket against minutes (progress brackets); and how the
+    values settled: each stack's value reading less its last, against minutes."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -59,7 +62,10 @@ def save_sweep_plot(path, summary: dict, groups: dict, top: int = 6) -> None:
 
     rows = summary["per_variant"]
     stacks = [float(r["variant"].rstrip("B")) for r in rows]
-    fig, axes = plt.subplots(2, 2, figsize=(11, 8))
+    fig = plt.figure(figsize=(11, 11.5))
+    grid = fig.add_gridspec(3, 2)
+    axes = np.array([[fig.add_subplot(grid[r, c]) for c in range(2)] for r in range(2)])
+    _settling_panel(fig.add_subplot(grid[2, :]), summary.get("settling"), stacks)
     ax = axes[0, 0]
     value, se = [r["value"] for r in rows], [1.96 * r["value_se"] for r in rows]
     ax.errorbar(stacks, value, yerr=se, marker="o", ms=3, capsize=2)
@@ -91,9 +97,31 @@ def save_sweep_plot(path, summary: dict, groups: dict, top: int = 6) -> None:
     per_class = history[-1].get("per_class") if history else None
     ax.set(xlabel="minutes", ylabel="exploitability estimates, largest stack (BB)",
            title="brackets during the run" + (f" ({per_class:,} deals per hand class)" if per_class else ""))
-    for ax in axes.flat:
+    for ax in fig.axes:
         ax.grid(True, alpha=0.3)
     _write_png(path, fig)
+
+
+def _settling_panel(ax, settling: dict | None, stacks: list[float], labelled: int = 6) -> None:
+    """Each stack's value reading less its last against minutes (a line per stack, ``labelled`` of
+    them named): how far the values still moved, on the same deals every reading."""
+    readings = (settling or {}).get("readings") or []
+    if len(readings) < 2:
+        ax.text(0.5, 0.5, "fewer than two value readings in this run", ha="center", va="center",
+                transform=ax.transAxes)
+    else:
+        minutes = [r["seconds"] / 60 for r in readings]
+        moves = np.array([r["value"] for r in readings]) - np.array(readings[-1]["value"])  # (readings, stacks)
+        every = max(1, len(stacks) // labelled)
+        for i, stack in enumerate(stacks):
+            ax.plot(minutes, moves[:, i], lw=1, marker=".", ms=3, label=f"{stack:g} BB" if i % every == 0 else None)
+        ax.axvline(settling["from"]["seconds"] / 60, color="grey", ls="--", lw=0.8)
+        ax.legend(fontsize=7, ncol=2)
+    per_class = (settling or {}).get("per_class")
+    ax.set(xlabel="minutes", ylabel="value less its last reading (BB per hand)",
+           title="how the button's values settled" + (f" (the same {settling['deals']:,} deals each reading, "
+                                                      f"{per_class:,} per hand class; dashed: the middle one)"
+                                                      if per_class else ""))
 
 
 def save_compare_plot(path, data: dict) -> None:
