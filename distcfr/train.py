@@ -642,7 +642,8 @@ class _SampledRun(_Run):
         """The run's end work on its workers (the plan's ``at_end``, where a lost worker is recovered
         from): the last value reading, the final bracket and the average strategy."""
         self.progress.close()
-        if not self.readings or self.readings[-1]["iteration"] != solver.iteration:
+        read = not self.readings or self.readings[-1]["iteration"] != solver.iteration
+        if read and solver.launch.progress_brackets:  # a reading fits beside the run where a bracket does
             self.read_values(solver)  # the run's last reading, before the final bracket's time
         self.final = (*self.final_bracket(solver), solver.average_strategy())
 

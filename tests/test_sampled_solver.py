@@ -296,9 +296,10 @@ def test_progress_brackets_are_off_where_a_bracket_does_not_fit_beside_the_worke
     assert main(["--game", SMALL, "--sampling", "--batch", "400", "--shards", "4", "--iterations", "20",
                  "--eval-every", "2", "--workers", "0", "--bracket-samples", "200",
                  "--out", str(tmp_path / "s.msgpack"), "--summary-json", str(summary)]) == 0
-    assert "progress brackets off" in capsys.readouterr().out
+    assert "progress brackets and value readings off" in capsys.readouterr().out
     data = json.loads(summary.read_text())
-    assert data["bracket_history"] == [] and 0 <= data["exploitability_ci"][0] < data["exploitability_ci"][1]
+    assert data["bracket_history"] == [] and data["settling"] is None  # no readings either: they need the room
+    assert 0 <= data["exploitability_ci"][0] < data["exploitability_ci"][1]
     assert main(["--game", SMALL, "--sampling", "--batch", "400", "--shards", "4", "--iterations", "20",
                  "--target-exploitability", "0.1", "--out", str(tmp_path / "t.msgpack")]) == 2
     assert "needs a bracket beside the workers" in capsys.readouterr().err

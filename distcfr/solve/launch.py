@@ -104,8 +104,8 @@ class Launch:
                                f"{memory.with_bracket / 1e9:.1f} GB, {available / 1e9:.1f} GB are available; "
                                f"use --minutes or --iterations")
         if not self.progress_brackets:
-            self._say(f"  progress brackets off: one needs {memory.bracket / 1e9:.1f} GB more beside the run; "
-                      f"the final bracket runs once the current strategy is let go")
+            self._say(f"  progress brackets and value readings off: one needs {memory.bracket / 1e9:.1f} GB more "
+                      f"beside the run; the final bracket runs once the current strategy is let go")
         if workers == 0:
             return LocalClassBlocks(spec, n_blocks, seed, batch)
         from distcfr.dist.launch import ray_sampled_shard_set

@@ -136,6 +136,22 @@ def _iterate(solver: Solver, plan: RunPlan, result: RunResult, on_iteration, han
     signals = (signal.SIGINT, signal.SIGTERM) if handle_signals else ()
     previous = {sig: signal.signal(sig, on_signal) for sig in signals}
     start, eval_seconds, read_seconds = time.perf_counter(), 0.0, 0.0
+
+    def look(work):
+        """``work(solver)`` while the loop waits on it (a signal stops the run at once): (its result, the
+        seconds it took), or None where a worker was lost and recovered from (the loop goes on)."""
+        waiting[0] = True
+        began = time.perf_counter()
+        try:
+            return work(solver), time.perf_counter() - began
+        except WorkersLost as lost:  # a sampled run's bracket or value reading is made where the rows lie
+            _recover(solver, plan, result, lost, time.perf_counter() - began, requested)
+            return None
+        except KeyboardInterrupt:
+            _stop_if_requested(requested)
+        finally:
+            waiting[0] = False
+
     evaluating = plan.evaluate
     spent = result.wall_seconds  # by the iterations before a recovery at the end: the time limit counts them
     try:
@@ -159,35 +175,20 @@ def _iterate(solver: Solver, plan: RunPlan, result: RunResult, on_iteration, han
             if due and not last and plan.eval_share is not None:  # evaluations kept to their share of the time
                 due = eval_seconds <= plan.eval_share * (time.perf_counter() - start)
             if due:
-                waiting[0] = True
-                began = time.perf_counter()
-                try:
-                    expl = plan.evaluator(solver) if plan.evaluator else solver.average_strategy().exploitability()
-                except WorkersLost as lost:  # a sampled run's progress bracket is evaluated where the rows lie
-                    _recover(solver, plan, result, lost, time.perf_counter() - began, requested)
+                looked = look(plan.evaluator or (lambda s: s.average_strategy().exploitability()))
+                if looked is None:
                     continue
-                except KeyboardInterrupt:
-                    _stop_if_requested(requested)
-                finally:
-                    waiting[0] = False
-                eval_seconds += time.perf_counter() - began
+                expl, seconds = looked
+                eval_seconds += seconds
                 result.history.append((solver.iteration, expl))
                 if plan.target is None and plan.keep_evaluating is not None:
                     evaluating = plan.keep_evaluating()
             if plan.reader is not None and (solver.iteration % plan.eval_every == 0 or last) and \
                     read_seconds <= plan.read_share * (time.perf_counter() - start):
-                waiting[0] = True
-                began = time.perf_counter()
-                try:
-                    plan.reader(solver)
-                except WorkersLost as lost:  # read where the rows lie, like a progress bracket
-                    _recover(solver, plan, result, lost, time.perf_counter() - began, requested)
+                looked = look(plan.reader)
+                if looked is None:
                     continue
-                except KeyboardInterrupt:
-                    _stop_if_requested(requested)
-                finally:
-                    waiting[0] = False
-                read_seconds += time.perf_counter() - began
+                read_seconds += looked[1]
             if on_iteration is not None:
                 on_iteration(solver, expl)
             point = plan.checkpoint or plan.recovery
