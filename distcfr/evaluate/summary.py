@@ -73,9 +73,15 @@ def add_exact(summary: dict, exact, seconds: float) -> None:
         row["exploitability_exact"] = float(x)
     summary["exploitability_exact"] = {
         "largest": float(max(exact)), "seconds": seconds,
-        "inside_interval": all(lo <= max(x, 0.0) <= hi for x, (lo, hi) in
-                               zip(exact, (row["exploitability_ci"] for row in summary["per_variant"]))),
+        "inside_interval": all(inside_interval(row) for row in summary["per_variant"]),
         "meaning": "every deal enumerated, the strategy as its file stores it (float16), BB per hand"}
+
+
+def inside_interval(row: dict) -> bool:
+    """Whether a stack's bracket interval (``exploitability_ci``) contains its exact exploitability
+    (an exact figure a hair below 0, rounding, counts as 0: no strategy is exploitable by less)."""
+    lo, hi = row["exploitability_ci"]
+    return lo <= max(row["exploitability_exact"], 0.0) <= hi
 
 
 def settling(readings: list[dict], stacks, per_class: int, deals: int) -> dict | None:

@@ -7,6 +7,7 @@ import math
 
 from distcfr.engine.sampled_bracket import BRACKET_CHUNK as MAX_BRACKET_SAMPLES
 from distcfr.evaluate.reach import FIT_POINTS, MIN_POINTS
+from distcfr.evaluate.summary import inside_interval
 from distcfr.evaluate.units import amount, exploitability_text, figure, per
 from distcfr.games.table import fit_line
 from distcfr.io.schema import MAX_ITERATION
@@ -71,10 +72,9 @@ def print_sampled(summary: dict, out_path, groups: dict | None = None) -> None:
     exact = summary.get("exploitability_exact")
     if exact:
         for row in summary["per_variant"]:
-            lo, hi = row["exploitability_ci"]
-            x = row["exploitability_exact"]
-            where = "inside" if lo <= max(x, 0.0) <= hi else "outside"
-            print(fit_line(f"  {row['variant']:>8}  exact {exploitability_text(x, unit)}, {where} the interval"))
+            where = "inside" if inside_interval(row) else "outside"
+            print(fit_line(f"  {row['variant']:>8}  exact {exploitability_text(row['exploitability_exact'], unit)}, "
+                           f"{where} the interval"))
         print(fit_line(f"  the exact figure: every deal enumerated, the strategy as saved, {exact['seconds']:.1f} s"))
     elif "exact_hint" in summary:
         about = "under a second" if summary["exact_hint"] < 1 else f"about {duration(summary['exact_hint'])}"
