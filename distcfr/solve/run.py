@@ -11,6 +11,7 @@ checkpoint holds the state before it. This matters when the whole process group 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import signal
 import threading
 import time
@@ -240,7 +241,8 @@ def _recover(solver, plan: RunPlan, result: RunResult, lost: WorkersLost, waited
     on the workers there are now; the run's bits are those of an undisturbed run. Workers lost
     while the new ones start (a node that fails late) are recovered from in the same way. A stop
     ``requested`` meanwhile (its handler runs once Python code runs again) stops instead."""
-    if requested or _stop_on_its_way():
+    _handle_pending_signals()
+    if requested:
         raise StopRequested
     if not solver.state_on_workers or len(result.recoveries) >= MAX_RECOVERIES:
         raise lost
@@ -262,11 +264,17 @@ def _recover(solver, plan: RunPlan, result: RunResult, lost: WorkersLost, waited
                               "seconds": time.perf_counter() - began, "waited": waited})
 
 
-def _stop_on_its_way() -> bool:
-    """Whether SIGINT or SIGTERM was sent and not yet delivered: held by a save, the kernel hands a
-    process's signal to another thread, which a busy machine may not run for a while, so its handler
-    can come after the loss it caused is seen (CI, 2026-11-27: a recovery instead of a stop)."""
-    return hasattr(signal, "sigpending") and bool({signal.SIGINT, signal.SIGTERM} & signal.sigpending())
+SIGNAL_GRACE = 0.05  # seconds a recovery first waits for a signal on its way (recoveries take seconds)
+
+
+def _handle_pending_signals() -> None:
+    """Run the Python handlers of signals already received (PyErr_CheckSignals). A signal held by a
+    save reaches the process through another thread, and Python runs its handler in the main thread
+    only at its next check, which may come after the loss the signal caused is seen (CI, 2026-11-27:
+    a recovery, then the stop). A handler's exception (a stop) is raised here."""
+    if threading.current_thread() is threading.main_thread():
+        time.sleep(SIGNAL_GRACE)  # the other thread's turn to take the signal (a signal cuts the wait short)
+        ctypes.pythonapi.PyErr_CheckSignals()
 
 
 def _save(solver, plan: RunPlan, result: RunResult, path: Path) -> None:
