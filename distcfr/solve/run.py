@@ -119,12 +119,12 @@ def run(solver: Solver, plan: RunPlan, on_iteration: Callable[[Solver, float | N
                 plan.at_end(solver)
             return result
         except WorkersLost as lost:
-            _recover(solver, plan, result, lost, 0.0, [])
+            _recover(solver, plan, result, lost, 0.0, None)
 
 
 def _iterate(solver: Solver, plan: RunPlan, result: RunResult, on_iteration, handle_signals: bool) -> None:
     """The iterations of :func:`run` (adding to ``result``); after a stop, the checkpoint the plan names."""
-    requested: list[int] = []
+    requested: list[int] | None = [] if handle_signals else None  # None: no handler of ours to wait for
     waiting = [False]  # the loop itself waits on an evaluation
 
     def on_signal(signum, frame):
@@ -222,7 +222,7 @@ def _iterate(solver: Solver, plan: RunPlan, result: RunResult, on_iteration, han
             result.workers_lost = True  # the signal reached them too, after Ray's look at them above
 
 
-def _stop_if_requested(requested: list[int]) -> None:
+def _stop_if_requested(requested: list[int] | None) -> None:
     """In an ``except`` block: a stop where a signal was ``requested`` (Ray's ``ray.get`` raises its own
     KeyboardInterrupt in place of the StopRequested raised into its wait), else the error again."""
     if requested:
@@ -236,12 +236,13 @@ RECOVERY_ATTEMPTS = 8  # tries to rebuild the workers after one loss, 1, 2, ...,
 
 
 def _recover(solver, plan: RunPlan, result: RunResult, lost: WorkersLost, waited: float,
-             requested: list[int]) -> None:
+             requested: list[int] | None) -> None:
     """Lost workers: the solver goes on from its recovery point (its last checkpoint, or its start),
     on the workers there are now; the run's bits are those of an undisturbed run. Workers lost
     while the new ones start (a node that fails late) are recovered from in the same way. A stop
     ``requested`` meanwhile (its handler runs once Python code runs again) stops instead."""
-    _handle_pending_signals()
+    if requested is not None:  # this run's handlers are in place: a signal on its way may be a stop
+        _handle_pending_signals()
     if requested:
         raise StopRequested
     if not solver.state_on_workers or len(result.recoveries) >= MAX_RECOVERIES:
