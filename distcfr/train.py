@@ -179,6 +179,13 @@ def build_parser() -> argparse.ArgumentParser:
 DEFAULT_MINUTES = 10.0  # a sampled solve given no stopping rule
 EVAL_SHARE = 0.1  # sampled progress brackets take at most this share of a run's time
 PROGRESS_SHARE = 4  # a progress bracket has this many times fewer deals per class than the final one
+# a run without a target makes progress brackets only of at least this many deals per class: on 5 cards from 52
+# (3 per class) every one of an hour read [0, 0.89] BB, the best response's luckiest discards, not the strategy
+MIN_PROGRESS_PER_CLASS = 16
+# before the first progress bracket, one is expected to take this many times a training deal's time for each of
+# its drawn deals (both players' two sets; the refinement's are on top): measured 5.5 on
+# draw27(ranks=8,suits=2,hand=3,stacks=10) (one process) and 8.8 on 5 cards from 52 at 20 stacks (2 workers)
+BRACKET_DEAL_COST = 8
 # a value reading (the button's value per stack on fixed deals, at each progress evaluation and the end) has
 # about READ_DEALS deals: 8 per hand class on 5 cards from 52 (about 10 CPU-s at 20 stacks), 714 on 280 classes
 READ_DEALS, MIN_READ_PER_CLASS, MAX_READ_PER_CLASS = 200_000, 8, 4096
@@ -480,17 +487,45 @@ class _SampledRun(_Run):
             recovery = Path(self.recovery_folder.name) / "recovery.ckpt"
             self.tidy_if_lost(glob.escape(self.recovery_folder.name))
         target_only = self.args.iterations is None and self.args.minutes is None
-        evaluate = solver.launch.progress_brackets  # a bracket fits beside the run (and so does a reading)
+        fits = solver.launch.progress_brackets  # a bracket fits beside the run (and so does a reading)
+        evaluate = fits and (self.target is not None or self.per_class >= MIN_PROGRESS_PER_CLASS)
+        if fits and not evaluate:
+            self.say(f"  progress brackets: none; at {self.per_class:,} deals per hand class (a quarter of the final "
+                     f"bracket's) they could not tell this strategy from an equilibrium; the final bracket, "
+                     f"{self.final_per_class:,} per class, comes at the end, and value readings say how far the "
+                     f"values still move")
         return super().plan(solver, minutes=DEFAULT_MINUTES, evaluate=evaluate,
                             eval_share=EVAL_SHARE, evaluator=self.progress_bracket, recovery=recovery,
+                            eval_forecast=None if self.target else self.bracket_forecast,
                             give_up=self.out_of_reach if target_only else None, at_end=self.end_work,
-                            keep_evaluating=self.bracket_says_more, reader=self.read_values if evaluate else None,
+                            keep_evaluating=self.bracket_says_more, reader=self.read_values if fits else None,
                             read_share=READ_SHARE)
+
+    def bracket_forecast(self, solver) -> float:
+        """How long the next progress bracket is expected to take: the last one's time, or before the first,
+        its drawn deals at BRACKET_DEAL_COST training deals each (at the run's rate so far); a first that
+        does not fit the brackets' share of the time yet says once when it will."""
+        if self.history:
+            return self.history[-1]["eval_seconds"]
+        elapsed = time.perf_counter() - self.start
+        per_deal = elapsed / max(solver.deals_done - self.first_deals, 1)
+        expected = BRACKET_DEAL_COST * 4 * self.per_class * solver.kernel.n_classes * per_deal
+        if expected > EVAL_SHARE * elapsed and not self.told_wait:
+            self.told_wait = True
+            when = expected / EVAL_SHARE
+            limit = self.args.minutes and 60 * self.args.minutes
+            after = ("none comes before the run's end" if limit and when > limit else
+                     f"the first comes after about {duration(when)} of the run")
+            self.progress.note(f"  progress brackets: one of {self.per_class:,} deals per hand class may take about "
+                               f"{duration(expected)}; kept to {EVAL_SHARE:.0%} of the run's time, {after} (the "
+                               f"final bracket, {self.final_per_class:,} per class, comes at the end)")
+        return expected
 
     def execute(self, solver) -> dict:
         self.first_deals = solver.deals_done
         self.latest, self.history = None, []  # the latest bracket and its iteration; a record of each
         self.target, self.gave_up, self.warned = self.args.target_exploitability, False, False
+        self.told_wait = False  # the run said when its first progress bracket fits its share of the time
         self.final_per_class = self.args.bracket_samples or default_per_class(solver.kernel)
         self.per_class = max(2, self.final_per_class // PROGRESS_SHARE)
         self.rounds = REFINE_ROUNDS if self.args.bracket_rounds is None else self.args.bracket_rounds

@@ -83,6 +83,49 @@ def test_workers_lost_to_a_signal_held_by_a_save_stop_the_run_and_are_not_rebuil
     assert solver.iteration == 2 and not (tmp_path / "ck").exists()
 
 
+class _Ticking:
+    """The part of a solver that run() drives, an iteration taking ``seconds``."""
+
+    state_on_workers, waiting_on_shards = False, False
+
+    def __init__(self, seconds: float):
+        self.iteration, self.seconds = 0, seconds
+
+    def step(self):
+        time.sleep(self.seconds)
+        self.iteration += 1
+
+
+def test_a_time_limited_run_reads_once_at_half_its_time_whatever_its_readings_took():
+    solver, reads = _Ticking(0.01), []
+    plan = RunPlan(seconds=0.4, eval_every=10**6, read_share=0.0,  # no reading due by the cadence or the share
+                   reader=lambda s: reads.append((s.iteration, time.perf_counter())))
+    began = time.perf_counter()
+    run(solver, plan, handle_signals=False)
+    assert len(reads) == 1
+    iteration, when = reads[0]
+    assert when - began >= 0.2 and 0 < iteration < solver.iteration  # past half the limit, and the run went on
+
+
+def test_a_due_evaluation_waits_until_its_expected_time_fits_its_share():
+    looks = []
+
+    def evaluator(s):
+        looks.append((s.iteration, time.perf_counter()))
+        return 1.0
+
+    for forecast in (None, lambda s: 0.2):
+        looks.clear()
+        plan = RunPlan(iterations=60, eval_every=1, evaluate=True, eval_share=0.5, evaluator=evaluator,
+                       eval_forecast=forecast)
+        began = time.perf_counter()
+        run(_Ticking(0.01), plan, handle_signals=False)
+        if forecast is None:
+            assert looks[0][0] == 1  # nothing taken yet: the first is due at once
+        else:  # expected to take 0.2 s: not before the run has spent 0.4 s, half of it on the evaluations
+            assert looks[0][1] - began >= 0.4 and looks[-1][0] == 60  # the last iteration's is due whatever it takes
+
+
 def test_plan_arguments_are_checked():
     for bad in ({}, {"iterations": 0}, {"target": -1.0}, {"iterations": 5, "eval_every": 0}):
         with pytest.raises(distcfr.BadParameter):

@@ -4,6 +4,7 @@ JSON; and a sampled run's target on the upper end of its bracket."""
 
 import functools
 import json
+import math
 import re
 
 import numpy as np
@@ -186,7 +187,7 @@ def test_a_sampled_summary_says_what_its_bracket_cost(tmp_path, capsys):
 
 
 def test_the_final_bracket_says_how_long_it_may_take_from_the_last_progress_bracket(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr("distcfr.train.EVAL_SHARE", 1.0)  # every due bracket runs, however long it takes
+    monkeypatch.setattr("distcfr.train.EVAL_SHARE", math.inf)  # every due bracket runs, however long it takes
     monkeypatch.setattr("distcfr.train.SAY_FINAL_BRACKET_TIME", 0.0)  # said however short (from 10 s in use)
     _, err, data = train(tmp_path, capsys, "--game", SMALL, "--sampling", "--iterations", "6", "--eval-every", "2",
                          "--bracket-samples", "400")
@@ -200,7 +201,8 @@ def test_the_final_bracket_says_how_long_it_may_take_from_the_last_progress_brac
     assert "about" not in line  # progress brackets of the final samples: nothing to scale
 
 
-def test_the_last_iteration_gets_the_final_bracket_once_not_a_screen_before_it(tmp_path, capsys):
+def test_the_last_iteration_gets_the_final_bracket_once_not_a_screen_before_it(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("distcfr.train.EVAL_SHARE", math.inf)  # every due bracket runs, however long it takes
     # (a deck whose progress brackets go on: on SMALL they stop at once, noise-bound, and the end makes the final one)
     _, err, data = train(tmp_path, capsys, "--game", "draw27(ranks=8,suits=2,hand=3,stacks=10)", "--sampling",
                          "--iterations", "20", "--eval-every", "10", "--bracket-samples", "400")
@@ -258,7 +260,8 @@ def test_progress_lines_say_the_brackets_worst_stack_in_bb_and_mbb(tmp_path, cap
 
 
 def test_progress_brackets_stop_once_one_cannot_tell_the_strategy_from_an_equilibrium(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr("distcfr.train.EVAL_SHARE", 1.0)  # every due bracket runs, however long it takes
+    monkeypatch.setattr("distcfr.train.EVAL_SHARE", math.inf)  # every due bracket runs, however long it takes
+    monkeypatch.setattr("distcfr.train.MIN_PROGRESS_PER_CLASS", 2)  # and made of 2 deals per class (16 in use)
     _, err, data = train(tmp_path, capsys, "--game", SMALL, "--sampling", "--iterations", "60", "--eval-every", "5",
                          "--bracket-samples", "8")
     stopped = re.search(r"progress brackets stop at iteration (\d+): at 2 deals per hand class they cannot tell this "
@@ -269,6 +272,35 @@ def test_progress_brackets_stop_once_one_cannot_tell_the_strategy_from_an_equili
     assert [h["iteration"] for h in progress] == list(range(5, progress[-1]["iteration"] + 1, 5))
     assert data["bracket"]["per_class"] == 8 and data["iterations"] == 60  # the run and its final bracket go on
     assert err.count("progress brackets stop") == 1
+
+
+def test_progress_brackets_too_small_to_tell_anything_are_not_made(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("distcfr.train.READ_SHARE", 1.0)  # every due reading is taken, however long it takes
+    _, err, data = train(tmp_path, capsys, "--game", SMALL, "--sampling", "--iterations", "20", "--eval-every", "5",
+                         "--bracket-samples", "8")
+    assert err.count("  progress brackets: none; at 2 deals per hand class (a quarter of the final bracket's) they "
+                     "could not tell this strategy from an equilibrium; the final bracket, 8 per class, comes at the "
+                     "end") == 1
+    assert data["bracket_history"] == [] and data["bracket"]["per_class"] == 8
+    assert [r["iteration"] for r in data["settling"]["readings"]] == [5, 10, 15, 20]  # the readings go on
+
+
+def test_a_progress_bracket_waits_until_its_expected_time_fits_the_brackets_share(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("distcfr.train.BRACKET_DEAL_COST", 10**9)  # one would take days
+    _, err, data = train(tmp_path, capsys, "--game", SMALL, "--sampling", "--iterations", "20", "--eval-every", "5",
+                         "--bracket-samples", "400")
+    said = re.findall(r"  progress brackets: one of 100 deals per hand class may take about (.+); kept to 10% of the "
+                      r"run's time, the first comes after about (.+) of the run \(the final bracket, 400 per class, "
+                      r"comes at the end\)", err)
+    assert len(said) == 1 and "day" in said[0][0]
+    assert [h["iteration"] for h in data["bracket_history"]] == [20]  # the final one, at the last iteration
+    _, err, _ = train(tmp_path, capsys, "--game", SMALL, "--sampling", "--minutes", "0.02", "--eval-every", "5",
+                      "--bracket-samples", "400")
+    assert "kept to 10% of the run's time, none comes before the run's end" in err
+    monkeypatch.setattr("distcfr.train.BRACKET_DEAL_COST", 0)  # free: due ones are made while they take their share
+    _, err, data = train(tmp_path, capsys, "--game", SMALL, "--sampling", "--iterations", "20", "--eval-every", "5",
+                         "--bracket-samples", "400")
+    assert data["bracket_history"][0]["iteration"] == 5 and "progress brackets: one of" not in err
 
 
 def test_exact_results_say_bb_and_mbb_per_hand_and_chip_games_chips_per_game(tmp_path, capsys, monkeypatch):

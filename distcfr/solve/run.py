@@ -39,6 +39,9 @@ class RunPlan:
     checkpoint_every: int = 100
     seconds: float | None = None  # stop after this much wall time (at an iteration's end)
     eval_share: float | None = None  # skip due evaluations while they took more than this share of the time
+    # the seconds the next evaluation is expected to take: with eval_share, a due one waits until the evaluations'
+    # time with it stays within that share (a first one too, whose own time is not known yet)
+    eval_forecast: Callable[[Solver], float] | None = None
     evaluator: Callable[[Solver], float] | None = None  # default: the average strategy's exploitability
     give_up: Callable[[], bool] | None = None  # asked after each evaluation: True ends the run (a target out of reach)
     # asked after each evaluation of a run without a target: False ends its progress evaluations (they say nothing more)
@@ -49,7 +52,8 @@ class RunPlan:
     # (saved at the same cadence); a run with neither recovers lost workers from its start
     recovery: Path | None = None
     # a cheap look at the average strategy taken every eval_every iterations too (a sampled run's value readings),
-    # whatever the evaluations do, while those looks took at most read_share of the time
+    # whatever the evaluations do, while those looks took at most read_share of the time; and once at half the
+    # time limit, whatever they took (where a run's values still move is read from its second half)
     reader: Callable[[Solver], None] | None = None
     read_share: float = 0.05
     # the run's end work on the workers (a sampled run's final bracket and average), once the last checkpoint is
@@ -137,6 +141,7 @@ def _iterate(solver: Solver, plan: RunPlan, result: RunResult, on_iteration, han
     signals = (signal.SIGINT, signal.SIGTERM) if handle_signals else ()
     previous = {sig: signal.signal(sig, on_signal) for sig in signals}
     start, eval_seconds, read_seconds = time.perf_counter(), 0.0, 0.0
+    halfway = plan.seconds is None or result.wall_seconds >= plan.seconds / 2  # the half-time reading is taken
 
     def look(work):
         """``work(solver)`` while the loop waits on it (a signal stops the run at once): (its result, the
@@ -174,7 +179,8 @@ def _iterate(solver: Solver, plan: RunPlan, result: RunResult, on_iteration, han
                 solver.iteration >= MAX_ITERATION
             due = (plan.target is not None or evaluating) and (solver.iteration % plan.eval_every == 0 or last)
             if due and not last and plan.eval_share is not None:  # evaluations kept to their share of the time
-                due = eval_seconds <= plan.eval_share * (time.perf_counter() - start)
+                expected = 0.0 if plan.eval_forecast is None else plan.eval_forecast(solver)
+                due = eval_seconds + expected <= plan.eval_share * (time.perf_counter() - start)
             if due:
                 looked = look(plan.evaluator or (lambda s: s.average_strategy().exploitability()))
                 if looked is None:
@@ -184,12 +190,15 @@ def _iterate(solver: Solver, plan: RunPlan, result: RunResult, on_iteration, han
                 result.history.append((solver.iteration, expl))
                 if plan.target is None and plan.keep_evaluating is not None:
                     evaluating = plan.keep_evaluating()
-            if plan.reader is not None and (solver.iteration % plan.eval_every == 0 or last) and \
-                    read_seconds <= plan.read_share * (time.perf_counter() - start):
+            now = time.perf_counter() - start
+            half = not halfway and spent + now >= plan.seconds / 2
+            if plan.reader is not None and (half or (solver.iteration % plan.eval_every == 0 or last) and
+                                            read_seconds <= plan.read_share * now):
                 looked = look(plan.reader)
                 if looked is None:
                     continue
                 read_seconds += looked[1]
+                halfway = halfway or half
             if on_iteration is not None:
                 on_iteration(solver, expl)
             point = plan.checkpoint or plan.recovery
