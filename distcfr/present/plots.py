@@ -85,21 +85,34 @@ def save_sweep_plot(path, summary: dict, groups: dict, top: int = 6) -> None:
             ax.plot(stacks, [s["groups"][i][key] for s in per_stack], lw=1, label=groups["groups"][i]["group"])
         ax.set(xlabel="stack (BB)", ylabel=f"{who} (share of hands)", ylim=(-0.02, 1.02))
         ax.legend(fontsize=7)
-    ax = axes[1, 1]
+    _brackets_panel(axes[1, 1], summary, stacks)
+    for ax in fig.axes:
+        ax.grid(True, alpha=0.3)
+    _write_png(path, fig)
+
+
+def _brackets_panel(ax, summary: dict, stacks: list[float]) -> None:
+    """The progress brackets' estimates (largest stack) against minutes; a run that made none (too
+    few deals per class to tell anything, or none fitted its share of the time) shows its final
+    bracket stack by stack instead."""
     history = summary.get("bracket_history") or []
     if history:
         minutes = [h["seconds"] / 60 for h in history]
         ax.plot(minutes, [h["high"] for h in history], marker=".", label="upper estimate (in-sample)")
         ax.plot(minutes, [h["low"] for h in history], marker=".", label="lower estimate (held out)")
-        ax.legend(fontsize=8)
+        per_class = history[-1].get("per_class")
+        ax.set(xlabel="minutes", ylabel="exploitability estimates, largest stack (BB)",
+               title="brackets during the run" + (f" ({per_class:,} deals per hand class)" if per_class else ""))
     else:
-        ax.text(0.5, 0.5, "no progress brackets in this run", ha="center", va="center", transform=ax.transAxes)
-    per_class = history[-1].get("per_class") if history else None
-    ax.set(xlabel="minutes", ylabel="exploitability estimates, largest stack (BB)",
-           title="brackets during the run" + (f" ({per_class:,} deals per hand class)" if per_class else ""))
-    for ax in fig.axes:
-        ax.grid(True, alpha=0.3)
-    _write_png(path, fig)
+        rows = summary["per_variant"]
+        low, high = zip(*(r["exploitability_ci"] for r in rows))
+        ax.vlines(stacks, low, high, lw=4, alpha=0.4, label="95% interval")
+        ax.plot(stacks, [r["exploitability"] for r in rows], "o", ms=3, label="upper estimate (in-sample)")
+        per_class = (summary.get("bracket") or {}).get("per_class")
+        ax.set(xlabel="stack (BB)", ylabel="exploitability (BB per hand)", ylim=(0, None),
+               title="the final bracket, no progress brackets in this run"
+               + (f"\n({per_class:,} deals per hand class)" if per_class else ""))
+    ax.legend(fontsize=8)
 
 
 def _settling_panel(ax, settling: dict | None, stacks: list[float], labelled: int = 6) -> None:
@@ -107,7 +120,7 @@ def _settling_panel(ax, settling: dict | None, stacks: list[float], labelled: in
     them named): how far the values still moved, on the same deals every reading."""
     readings = (settling or {}).get("readings") or []
     if len(readings) < 2:
-        ax.text(0.5, 0.5, "fewer than two value readings in this run", ha="center", va="center",
+        ax.text(0.5, 0.5, "fewer than three value readings in this run", ha="center", va="center",
                 transform=ax.transAxes)
     else:
         minutes = [r["seconds"] / 60 for r in readings]
