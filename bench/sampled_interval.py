@@ -64,7 +64,7 @@ def measure(kernel, tables, seed: int, per_class: int, refine: int, stubs: int =
 def cost(spec: str, per_class: int, classes: int = 1_000) -> None:
     """CPU seconds of both players' bracket chunks of ``classes`` classes, without and with refinement."""
     from distcfr.engine.kernels import sampled_kernel
-    from distcfr.engine.sampled_bracket import REFINE, bracket_chunk
+    from distcfr.engine.sampled_bracket import REFINE, bracket_chunk, drawn_deals
     from distcfr.games.registry import load_game
 
     kernel = sampled_kernel(load_game(spec))
@@ -78,7 +78,7 @@ def cost(spec: str, per_class: int, classes: int = 1_000) -> None:
                         for p in (0, 1))
             print(f"  classes [{first:,}, {stop:,}) refine {refine} x {rounds} rounds: "
                   f"{time.process_time() - started:.2f} CPU s, {extra:,.0f} refinement deals beside "
-                  f"{4 * per_class * (stop - first):,}")
+                  f"{drawn_deals(per_class, stop - first):,}")
 
 
 def curse(spec: str, seeds: int, iterations: int, per_class: int = 1_000) -> None:

@@ -30,7 +30,7 @@ from distcfr.cli import OneLineParser, StartGuard, check_distinct, positive_numb
 from distcfr.dist import head_watch
 from distcfr.engine.rules import AUTO, RULES
 from distcfr.engine.sampled_bracket import BRACKET_CHUNK as MAX_BRACKET_SAMPLES
-from distcfr.engine.sampled_bracket import REFINE_ROUNDS, refine_steps
+from distcfr.engine.sampled_bracket import REFINE_ROUNDS, drawn_deals, refine_steps
 from distcfr.errors import BadParameter, DistcfrError, WorkersLost
 from distcfr.evaluate.break_even import refine_crossings
 from distcfr.evaluate.class_strategy import (
@@ -494,12 +494,13 @@ class _SampledRun(_Run):
                      f"bracket's) they could not tell this strategy from an equilibrium; the final bracket, "
                      f"{self.final_per_class:,} per class, comes at the end, and value readings say how far the "
                      f"values still move")
-        return super().plan(solver, minutes=DEFAULT_MINUTES, evaluate=evaluate,
+        plan = super().plan(solver, minutes=DEFAULT_MINUTES, evaluate=evaluate,
                             eval_share=EVAL_SHARE, evaluator=self.progress_bracket, recovery=recovery,
                             eval_forecast=None if self.target else self.bracket_forecast,
                             give_up=self.out_of_reach if target_only else None, at_end=self.end_work,
                             keep_evaluating=self.bracket_says_more, reader=self.read_values if fits else None,
                             read_share=READ_SHARE)
+        return plan
 
     def bracket_forecast(self, solver) -> float:
         """How long the next progress bracket is expected to take: the last one's time, or before the first,
@@ -509,7 +510,7 @@ class _SampledRun(_Run):
             return self.history[-1]["eval_seconds"]
         elapsed = time.perf_counter() - self.start
         per_deal = elapsed / max(solver.deals_done - self.first_deals, 1)
-        expected = BRACKET_DEAL_COST * 4 * self.per_class * solver.kernel.n_classes * per_deal
+        expected = BRACKET_DEAL_COST * drawn_deals(self.per_class, solver.kernel.n_classes) * per_deal
         if expected > EVAL_SHARE * elapsed and not self.told_wait:
             self.told_wait = True
             when = expected / EVAL_SHARE
@@ -572,10 +573,10 @@ class _SampledRun(_Run):
         if len(self.history) == 1:
             check = f"; one that would stop the run is checked on {self.final_per_class:,}" if checks else ""
             self.progress.note(f"  bracket: {self.per_class:,} deals per hand class "
-                               f"({4 * self.per_class * solver.kernel.n_classes:,} deals, {screen.extra_deals:,} "
-                               f"more refining close classes) in {screened - began:.3g} s; one at most every "
-                               f"{self.args.eval_every} iteration(s), kept to {EVAL_SHARE:.0%} of the run's time"
-                               + check)
+                               f"({drawn_deals(self.per_class, solver.kernel.n_classes):,} deals, "
+                               f"{screen.extra_deals:,} more refining close classes) in {screened - began:.3g} s; "
+                               f"one at most every {self.args.eval_every} iteration(s), kept to {EVAL_SHARE:.0%} of "
+                               f"the run's time" + check)
         return bracket
 
     def record(self, solver, bracket, began: float, bracket_began: float | None = None):
@@ -655,7 +656,7 @@ class _SampledRun(_Run):
         solver.release_strategy()
         per_class = self.final_per_class
         say(f"  final exploitability bracket: {per_class:,} deals per hand class, "
-            f"{4 * per_class * solver.kernel.n_classes:,} deals, " + refine_text(per_class, self.rounds)
+            f"{drawn_deals(per_class, solver.kernel.n_classes):,} deals, " + refine_text(per_class, self.rounds)
             + self.final_bracket_estimate(solver.iteration))
         return solver.bracket(per_class, rounds=self.rounds)
 

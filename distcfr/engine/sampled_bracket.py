@@ -89,6 +89,12 @@ def refine_deals(game, seed: int, player: int, first: int, close: np.ndarray, ex
     return game.sample_blocks_deals(seed, keys, player, first, counts, stubs)
 
 
+def drawn_deals(per_class: int, n_classes: int) -> int:
+    """The deals a bracket of ``per_class`` draws for ``n_classes`` hand classes before any refinement:
+    two independent sets (choose, score) per player, ``per_class`` for each class in each."""
+    return 4 * per_class * n_classes
+
+
 def refine_steps(per_class: int, refine: int = REFINE, rounds: int = REFINE_ROUNDS) -> list[int]:
     """The deals a close class gets in each refinement round, from ``per_class`` first ones: ``refine``
     x all it has so far (4 x 14, then 4 x 70 ...)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from distcfr.engine.sampled_bracket import drawn_deals
 from distcfr.evaluate.break_even import crossing_interval, crossings
 
 
@@ -109,7 +110,7 @@ def bracket_cost(bracket, n_classes: int, seconds: float, workers: int) -> dict:
     """What the final bracket cost: deals (two sets per player, ``per_class`` each per hand class,
     and the close classes' refinement deals) and wall seconds, on ``workers`` Ray workers (0: this
     process)."""
-    drawn = 4 * bracket.per_class * n_classes
+    drawn = drawn_deals(bracket.per_class, n_classes)
     return {"per_class": bracket.per_class, "deals": drawn + bracket.extra_deals,
             "refine_deals": bracket.extra_deals, "refine_rounds": bracket.rounds, "seconds": seconds,
             "workers": workers}
