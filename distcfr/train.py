@@ -500,6 +500,7 @@ class _SampledRun(_Run):
                             give_up=self.out_of_reach if target_only else None, at_end=self.end_work,
                             keep_evaluating=self.bracket_says_more, reader=self.read_values if fits else None,
                             read_share=READ_SHARE)
+        self.time_limit = plan.seconds  # the default's too, where the command line gives no stopping rule
         return plan
 
     def bracket_forecast(self, solver) -> float:
@@ -514,8 +515,7 @@ class _SampledRun(_Run):
         if expected > EVAL_SHARE * elapsed and not self.told_wait:
             self.told_wait = True
             when = expected / EVAL_SHARE
-            limit = self.args.minutes and 60 * self.args.minutes
-            after = ("none comes before the run's end" if limit and when > limit else
+            after = ("none comes before the run's end" if self.time_limit and when > self.time_limit else
                      f"the first comes after about {duration(when)} of the run")
             self.progress.note(f"  progress brackets: one of {self.per_class:,} deals per hand class may take about "
                                f"{duration(expected)}; kept to {EVAL_SHARE:.0%} of the run's time, {after} (the "

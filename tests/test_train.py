@@ -297,6 +297,9 @@ def test_a_progress_bracket_waits_until_its_expected_time_fits_the_brackets_shar
     _, err, _ = train(tmp_path, capsys, "--game", SMALL, "--sampling", "--minutes", "0.02", "--eval-every", "5",
                       "--bracket-samples", "400")
     assert "kept to 10% of the run's time, none comes before the run's end" in err
+    monkeypatch.setattr("distcfr.train.DEFAULT_MINUTES", 0.02)  # the limit of a run given no stopping rule
+    _, err, _ = train(tmp_path, capsys, "--game", SMALL, "--sampling", "--eval-every", "5", "--bracket-samples", "400")
+    assert "kept to 10% of the run's time, none comes before the run's end" in err
     monkeypatch.setattr("distcfr.train.BRACKET_DEAL_COST", 0)  # free: due ones are made while they take their share
     _, err, data = train(tmp_path, capsys, "--game", SMALL, "--sampling", "--iterations", "20", "--eval-every", "5",
                          "--bracket-samples", "400")
