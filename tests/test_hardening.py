@@ -114,8 +114,10 @@ def _group_sigterm_after(argv, wait_for: str, tmp_path, pause: float = 1.0):
 
 
 def _distcfr_lines(output: str) -> list[str]:
+    """The run's lines other than what it prints before any signal: memory, progress, a bracket's cost and
+    when the first progress bracket comes."""
     return [line for line in output.splitlines() if line.strip() and not line.startswith("memory: about")
-            and not line.lstrip().startswith(("iteration ", "bracket: "))]  # progress lines, the bracket's cost
+            and not line.lstrip().startswith(("iteration ", "bracket: ", "progress brackets: "))]
 
 
 @pytest.mark.slow
