@@ -51,7 +51,7 @@ from distcfr.present.run_summary import duration, out_of_reach_text, print_resul
 from distcfr.progress import Progress
 from distcfr.solve.checkpoint import UPDATES, load_checkpoint
 from distcfr.solve.launch import RELEASE_SECONDS, open_solver, resume_solver, use_sampling
-from distcfr.solve.run import RunPlan, run, signals_held
+from distcfr.solve.run import RunPlan, interrupts_unwrapped, run, signals_held
 from distcfr.solve.sampled_solver import BATCH_PER_CLASS, DEFAULT_BATCH
 
 DEFAULT_GAME = "leduc"
@@ -386,7 +386,8 @@ class _Run:
 
             silence_ray_logs()
         try:
-            result = run(solver, plan, after_iteration)
+            with interrupts_unwrapped():
+                result = run(solver, plan, after_iteration)
         except KeyboardInterrupt:  # Ctrl-C or SIGTERM during the plan's end work (a sampled run's final bracket)
             progress.close()
             return self.interrupted(solver)
@@ -396,7 +397,8 @@ class _Run:
         if result.interrupted and (self.where["workers"] or solver.mode == "sampled"):
             return self.interrupted(solver)
         try:
-            summary = self.finish(solver, result)
+            with interrupts_unwrapped():
+                summary = self.finish(solver, result)
         except KeyboardInterrupt:  # Ctrl-C or SIGTERM during the end's work (the final bracket, the files)
             return self.interrupted(solver)
         summary["recoveries"] = result.recoveries
@@ -762,7 +764,8 @@ def main(argv=None) -> int:
     guard = StartGuard("distcfr.train")
     try:
         args = build_parser().parse_args(argv)
-        summary = solve_command(args, guard)
+        with interrupts_unwrapped():
+            summary = solve_command(args, guard)
     except DistcfrError as err:
         print(f"distcfr.train: error: {err}", file=sys.stderr)
         return 2

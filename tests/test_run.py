@@ -178,3 +178,41 @@ def test_sigterm_to_the_whole_process_group_saves_and_exits_in_seconds(tmp_path)
             break
         time.sleep(0.1)
     assert not ray_processes_in_group(driver.pid)
+
+
+def test_a_signal_that_numba_wraps_in_a_system_error_still_stops_the_run():
+    """numba's dispatcher turns a signal handler's stop, raised while it runs Python code to set up a
+    compiled call, into a SystemError chained to it (seen when SIGTERM met a final bracket): the run
+    stops as for any signal, rather than raising the SystemError; one with no stop inside still raises."""
+
+    def compiled_call_meets_the_signal(s):
+        try:
+            signal.raise_signal(signal.SIGTERM)  # the run's handler raises its stop here: an evaluation waits
+            time.sleep(5)
+        except KeyboardInterrupt as stop:
+            raise SystemError("CPUDispatcher(<function big_blind_sums>) returned a result with an exception set") \
+                from stop
+        return 1.0
+
+    plan = RunPlan(iterations=3, eval_every=1, evaluate=True, evaluator=compiled_call_meets_the_signal)
+    began = time.perf_counter()
+    result = run(_Ticking(0.0), plan)
+    assert result.interrupted and time.perf_counter() - began < 2
+
+    def broken(s):
+        raise SystemError("a compiled call failed on its own")
+
+    with pytest.raises(SystemError, match="on its own"):
+        run(_Ticking(0.0), RunPlan(iterations=3, eval_every=1, evaluate=True, evaluator=broken))
+
+
+def test_interrupt_in_finds_a_stop_down_the_chain_and_nothing_elsewhere():
+    from distcfr.solve.run import interrupt_in
+
+    stop = StopRequested()
+    unpickle = SystemError("<function _numba_unpickle> returned a result with an exception set")
+    unpickle.__cause__ = stop
+    dispatcher = SystemError("CPUDispatcher(<function big_blind_sums>) returned a result with an exception set")
+    dispatcher.__cause__ = unpickle  # two levels, as numba raised them
+    assert interrupt_in(dispatcher) is stop
+    assert interrupt_in(SystemError("no stop")) is None and interrupt_in(None) is None

@@ -105,6 +105,32 @@ class StopRequested(KeyboardInterrupt):
     what Ray lets through a blocking ``ray.get``."""
 
 
+def interrupt_in(err: BaseException | None) -> KeyboardInterrupt | None:
+    """The KeyboardInterrupt (a signal's stop) that ``err`` is or was raised from, if any."""
+    seen = set()
+    while err is not None and id(err) not in seen:
+        if isinstance(err, KeyboardInterrupt):
+            return err
+        seen.add(id(err))
+        err = err.__cause__ or err.__context__
+    return None
+
+
+@contextlib.contextmanager
+def interrupts_unwrapped():
+    """A signal handler's KeyboardInterrupt raised while numba's dispatcher runs Python code (as it
+    sets up a compiled call) comes out of that call as a SystemError chained to it: within this
+    block it comes out as itself, so the ``except KeyboardInterrupt`` around the work stops the run
+    in one line instead of a traceback."""
+    try:
+        yield
+    except SystemError as err:
+        stop = interrupt_in(err)
+        if stop is None:
+            raise
+        raise stop from None
+
+
 def run(solver: Solver, plan: RunPlan, on_iteration: Callable[[Solver, float | None], None] | None = None,
         handle_signals: bool = True) -> RunResult:
     """Iterate ``solver`` as ``plan`` says; with ``handle_signals`` (main thread only), SIGINT and
@@ -149,7 +175,8 @@ def _iterate(solver: Solver, plan: RunPlan, result: RunResult, on_iteration, han
         waiting[0] = True
         began = time.perf_counter()
         try:
-            return work(solver), time.perf_counter() - began
+            with interrupts_unwrapped():
+                return work(solver), time.perf_counter() - began
         except WorkersLost as lost:  # a sampled run's bracket or value reading is made where the rows lie
             _recover(solver, plan, result, lost, time.perf_counter() - began, requested)
             return None
