@@ -118,11 +118,11 @@ def _brackets_panel(ax, summary: dict, stacks: list[float]) -> None:
 def _settling_panel(ax, settling: dict | None, stacks: list[float], labelled: int = 6) -> None:
     """Each stack's value reading less its last against minutes (a line per stack, ``labelled`` of
     them named): how far the values still moved, on the same deals every reading."""
-    readings = (settling or {}).get("readings") or []
-    if len(readings) < 2:
+    if settling is None:  # a summary keeps none with fewer than three readings (evaluate.summary.settling)
         ax.text(0.5, 0.5, "fewer than three value readings in this run", ha="center", va="center",
                 transform=ax.transAxes)
     else:
+        readings = settling["readings"]
         minutes = [r["seconds"] / 60 for r in readings]
         moves = np.array([r["value"] for r in readings]) - np.array(readings[-1]["value"])  # (readings, stacks)
         every = max(1, len(stacks) // labelled)
