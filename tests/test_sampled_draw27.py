@@ -353,6 +353,35 @@ def test_class_sums_at_strategies_with_zero_discards_equal_the_per_deal_sums(dim
                                        atol=1e-8)  # the reference rounds to 2**-30
 
 
+@pytest.mark.parametrize("dims", [(13, 4, 5), (8, 2, 3)])
+def test_class_sums_ignore_the_rows_of_stacks_the_other_player_folds(dims):
+    """Where the other player folds a hand at some stacks (and not others), its draw rows at those
+    stacks weigh nothing whatever they hold (regret matching leaves them dense): the compiled sums
+    skip them and still equal the per-deal path's, which multiplies by the 0 reach; and rows that
+    differ only at those stacks give bitwise the same sums."""
+    game = SampledDraw27(*dims, stacks=(1.5, 3.0, 6.0, 12.0, 20.0))
+    rng = np.random.default_rng(11)
+    sigma = sparse_sigma(game, rng, 0.85)
+    folds = {}
+    for name in ("btn_push", "bb_call"):
+        x = sigma[name]
+        folds[name] = rng.random(x.shape[:2]) < 0.4  # (C, B): folded at that stack
+        folds[name][::3] = [False, True, False, True, True]  # a reached stack between folded ones
+        x[folds[name], 1], x[folds[name], 0] = 0.0, 1.0
+    dense = random_sigma(game, rng, np.float32)  # whole rows: what the skipped stacks may hold
+    for player, (draw, push) in enumerate((("bb_draw", "bb_call"), ("btn_draw", "btn_push"))):
+        at = folds[push][:, None, :, None] if draw == "btn_draw" else folds[push][:, :, None]
+        junk = {**sigma, draw: np.where(at, dense[draw], sigma[draw]).astype(np.float32)}  # the other's rows
+        counts = np.full(min(50, game.n_classes), 6)
+        deals = game.sample_class_deals(9, (1, player, 0), player, 0, counts)
+        got = game.class_sums(junk, deals, player, counts)
+        clean = game.class_sums(sigma, deals, player, counts)
+        want = cfr_values(game, junk, deals, players=(player,), bits=30)
+        for name, sums in got.items():
+            assert sums.q.tobytes() == clean[name].q.tobytes()
+            np.testing.assert_allclose(sums.q, want[name].q, rtol=2e-5, atol=2e-5 * 6)
+
+
 def test_compiled_strategy_values_are_the_summed_products_bit_for_bit():
     """A class's value under its strategy, summed in the compiled loop without the product array,
     has the bits of numpy's product summed term after term (the sums a run's bits were made of)."""
