@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 KERNELS = ("button_sums", "big_blind_sums")
+SHARED = 7  # arguments from this one on (stacks, rank tables, mask sizes) are the same in every call
 
 
 def capture(checkpoint: str, out: str, keep: int) -> None:
@@ -54,7 +55,7 @@ def capture(checkpoint: str, out: str, keep: int) -> None:
     finally:
         solver.close()
     arrays = {f"{name}/{i}/{j}": a for name, kept in calls.items() for i, args in enumerate(kept)
-              for j, a in enumerate(args)}
+              for j, a in enumerate(args) if i == 0 or j < SHARED}  # the shared ones saved once
     np.savez(out, **arrays)
     for name, kept in calls.items():
         print(f"{name}: {len(kept)} calls, {sum(len(args[4]) for args in kept):,} deals")
@@ -67,8 +68,11 @@ def load_calls(path: str) -> dict[str, list[list[np.ndarray]]]:
     for key in data.files:
         name, i, j = key.split("/")
         calls[name].setdefault(int(i), {})[int(j)] = data[key]
-    return {name: [[args[j] for j in sorted(args)] for _, args in sorted(by_call.items())]
-            for name, by_call in calls.items()}
+    out = {}
+    for name, by_call in calls.items():
+        shared = [by_call[0][j] for j in sorted(by_call[0]) if j >= SHARED]
+        out[name] = [[args[j] for j in sorted(args) if j < SHARED] + shared for _, args in sorted(by_call.items())]
+    return out
 
 
 def load_module(path: str, label: str):
