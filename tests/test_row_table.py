@@ -60,3 +60,16 @@ def test_packed_rows_come_back_bit_for_bit_and_smaller_where_most_cells_are_zero
     assert packed[1].nbytes + packed[2].nbytes < 0.35 * rows.nbytes
     empty = unpack_rows(*pack_rows(rows[:0]))
     assert empty.shape == (0, 3, 8)
+
+
+def test_row_table_gathers_ascending_rows_part_by_part_like_the_whole_table():
+    rng = np.random.default_rng(2)
+    whole = rng.random((40, 3, 2)).astype(np.float32)
+    starts = [5, 9, 9, 20, 33, 40]  # an empty part, rows before 5 not held
+    table = RowTable(starts, [whole[a:b].copy() for a, b in zip(starts, starts[1:])])
+    for rows in (np.array([5, 6, 9, 19, 20, 21, 39]), np.array([9, 9, 10]), np.arange(5, 40), np.array([33, 39])):
+        got = table.take(rows)
+        assert got.dtype == whole.dtype and np.array_equal(got, whole[rows])
+    for outside in (np.array([4, 5]), np.array([38, 40])):
+        with pytest.raises(IndexError):
+            table.take(outside)

@@ -48,6 +48,8 @@ class RowTable(_Gathers):
         """(len(rows), ...) copy of the given rows."""
         if len(self.parts) == 1:
             return self.parts[0][rows - self.starts[0]]
+        if len(rows) > 1 and (rows[1:] >= rows[:-1]).all():
+            return self._take_sorted(rows)
         part = np.searchsorted(self.starts, rows, side="right") - 1
         lo, hi = (part.min(), part.max()) if len(part) else (0, 0)
         if lo == hi:  # all in one part (rows of one worker's own classes)
@@ -56,6 +58,20 @@ class RowTable(_Gathers):
         for i in range(lo, hi + 1):
             at = part == i
             out[at] = self.parts[i][rows[at] - self.starts[i]]
+        return out
+
+    def _take_sorted(self, rows: np.ndarray) -> np.ndarray:
+        """:meth:`take` of ascending rows (the classes a batch faces): each part's rows are one run
+        of them, copied once, straight into their place (a boolean mask a part scattered a temporary
+        copy: twice the copying, and half a worker's gathering time on 5 cards from 52)."""
+        out = np.empty((len(rows), *self.shape[1:]), dtype=self.dtype)
+        cuts = np.searchsorted(rows, self.starts)
+        if cuts[0] > 0 or cuts[-1] < len(rows):
+            raise IndexError("a row outside the parts")
+        for i, part in enumerate(self.parts):
+            a, b = cuts[i], cuts[i + 1]
+            if a < b:  # mode "clip": checked above; "raise" would buffer the copy
+                np.take(part, rows[a:b] - self.starts[i], axis=0, out=out[a:b], mode="clip")
         return out
 
     def full(self) -> np.ndarray:
