@@ -73,3 +73,14 @@ def test_row_table_gathers_ascending_rows_part_by_part_like_the_whole_table():
     for outside in (np.array([4, 5]), np.array([38, 40])):
         with pytest.raises(IndexError):
             table.take(outside)
+
+
+def test_held_rows_gather_ascending_rows_like_the_whole_table():
+    rng = np.random.default_rng(3)
+    whole = rng.random((30, 3, 2)).astype(np.float32)
+    sent = np.array([1, 4, 5, 20, 29])
+    held = HeldRows(30, [(8, whole[8:12]), (12, whole[12:18])], sent, [whole[sent[:3]], whole[sent[3:]]])
+    for rows in (np.array([1, 4, 8, 11, 12, 17, 20, 29]), np.array([5, 5, 9]), np.arange(8, 18), np.array([1, 29])):
+        assert np.array_equal(held.take(rows), whole[rows])
+    with pytest.raises(KeyError):
+        held.take(np.array([8, 18]))  # row 18 lies past the dense pieces and was never sent

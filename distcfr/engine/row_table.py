@@ -61,17 +61,10 @@ class RowTable(_Gathers):
         return out
 
     def _take_sorted(self, rows: np.ndarray) -> np.ndarray:
-        """:meth:`take` of ascending rows (the classes a batch faces): each part's rows are one run
-        of them, copied once, straight into their place (a boolean mask a part scattered a temporary
-        copy: twice the copying, and half a worker's gathering time on 5 cards from 52)."""
+        """:meth:`take` of ascending rows (the classes a batch faces), by :func:`_copy_runs`."""
         out = np.empty((len(rows), *self.shape[1:]), dtype=self.dtype)
-        cuts = np.searchsorted(rows, self.starts)
-        if cuts[0] > 0 or cuts[-1] < len(rows):
+        if not _copy_runs(out, rows, self.starts[:-1], self.parts).all():
             raise IndexError("a row outside the parts")
-        for i, part in enumerate(self.parts):
-            a, b = cuts[i], cuts[i + 1]
-            if a < b:  # mode "clip": checked above; "raise" would buffer the copy
-                np.take(part, rows[a:b] - self.starts[i], axis=0, out=out[a:b], mode="clip")
         return out
 
     def full(self) -> np.ndarray:
@@ -99,19 +92,36 @@ class HeldRows(_Gathers):
     def take(self, rows: np.ndarray) -> np.ndarray:
         """(len(rows), ...) copy of the given rows; KeyError for a row not held."""
         out = np.empty((len(rows), *self.shape[1:]), dtype=self.dtype)
-        piece = np.searchsorted(self.firsts, rows, side="right") - 1
-        inside = np.zeros(len(rows), bool)
-        if len(self.dense):
-            inside = (piece >= 0) & (rows < self.ends[np.maximum(piece, 0)])
-        for i in np.unique(piece[inside]):
-            at = inside & (piece == i)
-            out[at] = self.dense[i][rows[at] - self.firsts[i]]
+        if len(rows) > 1 and (rows[1:] >= rows[:-1]).all():
+            inside = _copy_runs(out, rows, self.firsts, self.dense)
+        else:
+            piece = np.searchsorted(self.firsts, rows, side="right") - 1
+            inside = np.zeros(len(rows), bool)
+            if len(self.dense):
+                inside = (piece >= 0) & (rows < self.ends[np.maximum(piece, 0)])
+            for i in np.unique(piece[inside]):
+                at = inside & (piece == i)
+                out[at] = self.dense[i][rows[at] - self.firsts[i]]
         elsewhere = rows[~inside]
         at = np.searchsorted(self.ids, elsewhere)
         if (at >= len(self.ids)).any() or (self.ids[np.minimum(at, len(self.ids) - 1)] != elsewhere).any():
             raise KeyError("a row this worker was not sent")
         out[~inside] = self.sparse.take(at)
         return out
+
+
+def _copy_runs(out: np.ndarray, rows: np.ndarray, firsts, arrays: list[np.ndarray]) -> np.ndarray:
+    """Copy the ascending ``rows`` that ``arrays`` hold (array i: rows from firsts[i] on) to their
+    places in ``out`` and return the (len(rows),) mask of those copied. Each array's rows are one run
+    of ``rows``, copied once, straight into place: a boolean mask per array scattered a temporary
+    copy (twice the copying; a fifth of a Ray worker's time on 5 cards from 52 at 20 stacks)."""
+    held = np.zeros(len(rows), bool)
+    for first, array in zip(firsts, arrays):
+        a, b = np.searchsorted(rows, [first, first + len(array)])
+        if a < b:  # mode "clip": the run lies inside the array; "raise" would buffer the copy
+            np.take(array, rows[a:b] - first, axis=0, out=out[a:b], mode="clip")
+            held[a:b] = True
+    return held
 
 
 def rows_of(table, rows: np.ndarray) -> np.ndarray:
