@@ -48,7 +48,7 @@ class RowTable(_Gathers):
         """(len(rows), ...) copy of the given rows."""
         if len(self.parts) == 1:
             return self.parts[0][rows - self.starts[0]]
-        if len(rows) > 1 and (rows[1:] >= rows[:-1]).all():
+        if _ascending(rows):
             return self._take_sorted(rows)
         part = np.searchsorted(self.starts, rows, side="right") - 1
         lo, hi = (part.min(), part.max()) if len(part) else (0, 0)
@@ -92,7 +92,7 @@ class HeldRows(_Gathers):
     def take(self, rows: np.ndarray) -> np.ndarray:
         """(len(rows), ...) copy of the given rows; KeyError for a row not held."""
         out = np.empty((len(rows), *self.shape[1:]), dtype=self.dtype)
-        if len(rows) > 1 and (rows[1:] >= rows[:-1]).all():
+        if _ascending(rows):
             inside = _copy_runs(out, rows, self.firsts, self.dense)
         else:
             piece = np.searchsorted(self.firsts, rows, side="right") - 1
@@ -108,6 +108,11 @@ class HeldRows(_Gathers):
             raise KeyError("a row this worker was not sent")
         out[~inside] = self.sparse.take(at)
         return out
+
+
+def _ascending(rows: np.ndarray) -> bool:
+    """Whether ``rows`` (two or more) never go down: gathered run by run (:func:`_copy_runs`)."""
+    return len(rows) > 1 and bool((rows[1:] >= rows[:-1]).all())
 
 
 def _copy_runs(out: np.ndarray, rows: np.ndarray, firsts, arrays: list[np.ndarray]) -> np.ndarray:
