@@ -13,6 +13,8 @@ is evaluated exactly; evaluation time is taken off the clock. A variant is a sam
 optionally with ``@N``: N deals per hand class per half-iteration (the default batch otherwise),
 and ``*S``: S stubs per deal (the kernel's ``STUBS`` otherwise; ``lcfr-flat*1`` is one stub a deal),
 ``%0`` / ``%1``: the other hand drawn / walked in each class's cycle (the kernel's ``CYCLE`` otherwise),
+``+A:B``: the button's half draws A deals and the big blind's B per deal of the batch (the kernel's
+``DEAL_SHARES`` otherwise; ``lcfr-flat+2:1`` gives the button twice the big blind's deals),
 and ``^0`` / ``^1``: a deal's stubs independent / spread over the deck (the kernel's ``SPREAD`` otherwise);
 for leads not in the registry, ``pR-S`` weighs regrets by t^R and strategy sums by t^S, ``capN-S``
 regrets by min(t, N) and sums by min(t, N)^S (``lcfr-flat`` is ``cap1000-2``), ``RULE~A``
@@ -36,14 +38,17 @@ CONFIGS = ("draw27(ranks=8,suits=2,hand=3,stacks=10)", "draw27(ranks=13,suits=1,
            "draw27(ranks=7,suits=4,hand=2,stacks=10)")
 
 
-def parse_variant(variant: str) -> tuple[str, int | None, int | None, bool | None, bool | None]:
+def parse_variant(variant: str) -> tuple[str, int | None, int | None, bool | None, bool | None,
+                                        tuple[int, int] | None]:
     """(algorithm, deals per class per half-iteration or None for the default batch, stubs per deal
-    or None for the kernel's, cycle and spread or None for the kernel's). The leads not in the
-    registry (``pR-S``, ``capN-S``, ``rule~a``) are registered here for the run."""
+    or None for the kernel's, cycle and spread or None for the kernel's, the players' deal shares
+    or None for the kernel's). The leads not in the registry (``pR-S``, ``capN-S``, ``rule~a``) are
+    registered here for the run."""
     import dataclasses
 
     from distcfr.engine.rules import RULES
 
+    variant, _, shares = variant.partition("+")
     variant, _, spread = variant.partition("^")
     variant, _, cycle = variant.partition("%")
     variant, _, stubs = variant.partition("*")
@@ -64,7 +69,8 @@ def parse_variant(variant: str) -> tuple[str, int | None, int | None, bool | Non
         RULES[algorithm] = dataclasses.replace(kind, name=algorithm, sampled_weight=weight,
                                                sampled_sum_weight=sum_weight)
     return (algorithm, int(per_class) if per_class else None, int(stubs) if stubs else None,
-            bool(int(cycle)) if cycle else None, bool(int(spread)) if spread else None)
+            bool(int(cycle)) if cycle else None, bool(int(spread)) if spread else None,
+            tuple(int(x) for x in shares.split(":")) if shares else None)
 
 
 def checkpoints(budget: float, first: float) -> list[float]:
@@ -78,21 +84,21 @@ def checkpoints(budget: float, first: float) -> list[float]:
 def run_one(spec: str, variant: str, seed: int, budget: float, first: float) -> dict:
     """Solve for ``budget`` CPU-seconds; the curve [(cpu seconds, iterations, exploitability)]."""
     from distcfr.engine.kernels import sampled_kernel
-    from distcfr.engine.sampled_draw27 import CYCLE, SPREAD, STUBS
+    from distcfr.engine.sampled_draw27 import CYCLE, DEAL_SHARES, SPREAD, STUBS
     from distcfr.games.registry import load_game
 
     game = load_game(spec)
-    algorithm, per_class, stubs, cycle, spread = parse_variant(variant)
+    algorithm, per_class, stubs, cycle, spread, shares = parse_variant(variant)
     kernel = sampled_kernel(game)  # the one this process's solver uses (workers=0)
     batch = None if per_class is None else per_class * kernel.n_classes
-    saved = kernel.stubs, kernel.cycle, kernel.spread
+    saved = kernel.stubs, kernel.cycle, kernel.spread, kernel.deal_shares
     kernel.stubs, kernel.cycle = stubs or STUBS, CYCLE if cycle is None else cycle
-    kernel.spread = SPREAD if spread is None else spread
+    kernel.spread, kernel.deal_shares = SPREAD if spread is None else spread, shares or DEAL_SHARES
     try:
         return {"config": spec, "variant": variant, "seed": seed,
                 "curve": _curve(game, algorithm, batch, seed, budget, first)}
     finally:
-        kernel.stubs, kernel.cycle, kernel.spread = saved
+        kernel.stubs, kernel.cycle, kernel.spread, kernel.deal_shares = saved
 
 
 def _curve(game, algorithm: str, batch: int | None, seed: int, budget: float, first: float) -> list:

@@ -348,3 +348,31 @@ def test_ctrl_c_on_ray_workers_saves_the_checkpoint_and_says_so_in_one_line(tmp_
     stdout, stderr = driver.communicate(timeout=120)
     assert driver.returncode == 130 and "interrupted" in stdout and "Traceback" not in stderr, stderr[-2000:]
     assert SampledCheckpoint.load(ckpt).iteration > 0 and out.exists()
+
+
+def test_deal_shares_give_each_players_half_its_deals(monkeypatch):
+    # the kernel's deal_shares (button, big blind) multiply the batch in each player's half: the deals evaluated,
+    # deals_done and the visits follow them; a half of k times the batch is a batch k times as large (shares (2, 2)
+    # of 150 deals are 300 deals a half, the cycle's positions included), and other shares are another solve
+    game = distcfr.load_game("draw27(ranks=8,suits=2,hand=3,stacks=3:10:7)")
+    kernel = sampled_kernel(game)
+    real, evaluated = kernel.class_sums, {0: 0, 1: 0}
+
+    def counted(sigma, deals, player, counts, **options):
+        evaluated[player] += len(deals)
+        return real(sigma, deals, player, counts, **options)
+
+    monkeypatch.setattr(kernel, "class_sums", counted)
+
+    def solve(shares, batch):
+        monkeypatch.setattr(kernel, "deal_shares", shares)
+        solver = SampledSolver(game, batch=batch, seed=3, shards=5)  # 300 deals > the 280 classes: wraps round
+        solver.solve(iterations=4)
+        return solver, [np.asarray(t).tobytes() for t in solver.average_strategy().tables.values()]
+
+    solver, bits = solve((3, 1), 300)
+    assert evaluated == {0: 4 * 900, 1: 4 * 300}
+    assert solver.deals_done == 4 * 1200
+    assert solver.visits(0).sum() == 4 * 900 and solver.visits(1).sum() == 4 * 300
+    assert solver.visits(0).min() == 4 * 900 // 280 and solver.visits(1).max() == -(-4 * 300 // 280)
+    assert solve((2, 2), 150)[1] == solve((1, 1), 300)[1] != bits

@@ -72,6 +72,12 @@ def class_deal_counts(batch: int, n_classes: int, iteration: int, first: int, st
     return batch // n_classes + (after < batch % n_classes)
 
 
+def half_batch(kernel, batch: int, player: int) -> int:
+    """Deals of ``player``'s half-iteration for a solve of ``batch`` deals: ``batch`` times the
+    kernel's ``deal_shares[player]`` (a player whose sums cost less may draw more deals)."""
+    return batch * kernel.deal_shares[player]
+
+
 def class_visits(batch: int, n_classes: int, iterations: int) -> np.ndarray:
     """(C,) deals that updated each class of a player after ``iterations`` of its halves."""
     total = iterations * batch
@@ -205,7 +211,7 @@ class ClassBlockGroup:
         class a group reads about 1 - exp(-b / W) of the rows, not all of them."""
         runs, block = [], self.first
         while block < self.stop:
-            end = self._run_end(iteration, block)
+            end = self._run_end(player, iteration, block)
             deals, counts = self._draw(player, iteration, block, end)
             runs.append((block, end, deals, counts, self.kernel.other_classes(deals, player)))
             block = end
@@ -284,17 +290,18 @@ class ClassBlockGroup:
             yield from (run for run in self._plan[2] if run[0] >= block)
             return
         while block < self.stop:
-            end = self._run_end(iteration, block)
+            end = self._run_end(player, iteration, block)
             yield block, end, *self._draw(player, iteration, block, end), None
             block = end
 
-    def _run_end(self, iteration: int, block: int) -> int:
+    def _run_end(self, player: int, iteration: int, block: int) -> int:
         """The end of the run of blocks from ``block`` evaluated in one call: as many as hold at
         most ``RUN_DEALS`` deals together, one at least. Each block draws its own deals from its
         own stream and a class's sums do not depend on the other classes in the call, so runs
         change the cost of the fixed per-call work of small games, never the bits."""
         lo = int(self.bounds[block])
-        counts = class_deal_counts(self.batch, self.kernel.n_classes, iteration, lo, int(self.bounds[self.stop]))
+        counts = class_deal_counts(half_batch(self.kernel, self.batch, player), self.kernel.n_classes, iteration, lo,
+                                   int(self.bounds[self.stop]))
         total = np.cumsum(counts)[self.bounds[block + 1:self.stop + 1] - lo - 1]  # (blocks left,) deals to each end
         return block + max(1, int(np.searchsorted(total, RUN_DEALS, side="right")))
 
@@ -302,10 +309,11 @@ class ClassBlockGroup:
         """(deals, per-class counts) of the classes of blocks [block, end), each block's deals from
         its own stream."""
         lo, hi = int(self.bounds[block]), int(self.bounds[end])
-        counts = class_deal_counts(self.batch, self.kernel.n_classes, iteration, lo, hi)
+        batch = half_batch(self.kernel, self.batch, player)
+        counts = class_deal_counts(batch, self.kernel.n_classes, iteration, lo, hi)
         keys = [(STREAM_DOMAIN, 2 * iteration + player, b) for b in range(block, end)]
         cuts = np.split(counts, self.bounds[block + 1:end] - lo)
-        before = class_visits(self.batch, self.kernel.n_classes, iteration - 1)[lo:hi] if self.kernel.cycle else None
+        before = class_visits(batch, self.kernel.n_classes, iteration - 1)[lo:hi] if self.kernel.cycle else None
         return self.kernel.sample_blocks_deals(self.seed, keys, player, lo, cuts, self.kernel.stubs, before), counts
 
     def update(self, rule: Rule, iteration: int, name: str, at: slice, got, sigma: np.ndarray) -> None:

@@ -24,7 +24,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from distcfr.engine.class_blocks import TABLE_DTYPE, LocalClassBlocks, class_visits
+from distcfr.engine.class_blocks import TABLE_DTYPE, LocalClassBlocks, class_visits, half_batch
 from distcfr.engine.kernels import sampled_kernel
 from distcfr.engine.rules import sampled_rule
 from distcfr.engine.sampled_bracket import REFINE_ROUNDS, bracket_chunks
@@ -84,12 +84,13 @@ class SampledSolver(SolverLifetime):
 
     @property
     def deals_done(self) -> int:
-        return (2 * self.iteration + self.phase) * self.batch
+        first, second = (half_batch(self.kernel, self.batch, player) for player in (0, 1))
+        return self.iteration * (first + second) + self.phase * first
 
     def visits(self, player: int) -> np.ndarray:
         """(C,) sampled deals that have updated each hand class of ``player``."""
         halves = self.iteration + (1 if player < self.phase else 0)
-        return class_visits(self.batch, self.kernel.n_classes, halves)
+        return class_visits(half_batch(self.kernel, self.batch, player), self.kernel.n_classes, halves)
 
     # ---- iterations -------------------------------------------------------------------------------
     def step(self) -> None:
