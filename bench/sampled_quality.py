@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import time
 
 import numpy as np
@@ -48,7 +49,11 @@ def parse_variant(variant: str) -> tuple[str, int | None, int | None, bool | Non
 
     from distcfr.engine.rules import RULES
 
-    variant, _, shares = variant.partition("+")
+    head, _, shares = variant.rpartition("+")
+    if re.fullmatch(r"\d+:\d+", shares):  # deal shares; "cfr+" and "pcfr+" end in a plus of their own
+        variant = head
+    else:
+        shares = ""
     variant, _, spread = variant.partition("^")
     variant, _, cycle = variant.partition("%")
     variant, _, stubs = variant.partition("*")

@@ -74,7 +74,7 @@ def class_deal_counts(batch: int, n_classes: int, iteration: int, first: int, st
 
 def half_batch(kernel, batch: int, player: int) -> int:
     """Deals of ``player``'s half-iteration for a solve of ``batch`` deals: ``batch`` times the
-    kernel's ``deal_shares[player]`` (a player whose sums cost less may draw more deals)."""
+    kernel's ``deal_shares[player]`` (a player whose average strategy lags may draw more deals)."""
     return batch * kernel.deal_shares[player]
 
 
