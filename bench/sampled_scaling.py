@@ -65,11 +65,11 @@ def main() -> None:
     for entry in args.workers.split(","):
         workers, apart = int(entry.rstrip("n")), entry.endswith("n")
 
-        def factory(spec, n_shards, seed, batch, workers=workers, apart=apart):
+        def factory(spec, n_shards, seed, halves, workers=workers, apart=apart):
             if workers == 0:
-                return LocalClassBlocks(spec, n_shards, seed, batch)
+                return LocalClassBlocks(spec, n_shards, seed, halves)
             start_embedded(num_cpus=max(workers, os.cpu_count() or 1))
-            return timed_shards_class(apart)(spec, n_shards, workers, seed, batch)
+            return timed_shards_class(apart)(spec, n_shards, workers, seed, halves)
 
         solver = SampledSolver(game, batch=args.batch, seed=1, shards=args.shards, shard_set=factory)
         solver.step()  # warm-up: actors build their lookup tables, first strategy broadcast
@@ -184,7 +184,7 @@ def rows_read(spec: str, batch: int, workers: int, seed: int = 1, iteration: int
     touched, so never resident)."""
     from distcfr.engine.class_blocks import ClassBlockGroup
 
-    group = ClassBlockGroup(spec, workers, 0, 1, seed, batch)
+    group = ClassBlockGroup(spec, workers, 0, 1, seed, (batch, batch))  # deal shares 1:1
     return [group.plan(player, iteration) for player in (0, 1)]
 
 

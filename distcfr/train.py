@@ -52,7 +52,7 @@ from distcfr.progress import Progress
 from distcfr.solve.checkpoint import UPDATES, load_checkpoint
 from distcfr.solve.launch import RELEASE_SECONDS, open_solver, resume_solver, use_sampling
 from distcfr.solve.run import RunPlan, interrupts_unwrapped, run, signals_held
-from distcfr.solve.sampled_solver import BATCH_PER_CLASS, DEFAULT_BATCH
+from distcfr.solve.sampled_solver import BATCH_PER_CLASS, DEFAULT_BATCH, MAX_DEAL_SHARE
 
 DEFAULT_GAME = "leduc"
 _positive_int = whole_number(1, "positive")
@@ -60,6 +60,17 @@ _non_negative_int = whole_number(0, "0 (in-process) or more")
 _bracket_samples = whole_number(2, "at least 2", MAX_BRACKET_SAMPLES,
                                 " deals per hand class (one chunk of the bracket's work)")
 MAX_BRACKET_ROUNDS = 4
+
+
+def _deal_shares(text: str) -> tuple[int, int]:
+    """``A:B``: the button's half draws A deals per deal of the batch, the big blind's B."""
+    parts = text.split(":")
+    if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
+        raise argparse.ArgumentTypeError(f"not BUTTON:BIG_BLIND (two whole numbers, e.g. 4:1): {text!r}")
+    shares = tuple(int(p) for p in parts)
+    if not all(1 <= x <= MAX_DEAL_SHARE for x in shares):
+        raise argparse.ArgumentTypeError(f"each share must be from 1 to {MAX_DEAL_SHARE}, got {text}")
+    return shares
 _bracket_rounds = whole_number(0, "0 (no refinement) or more", MAX_BRACKET_ROUNDS,
                                " (a round draws 4x all a close class had: the 4th, 500x its first samples)")
 
@@ -128,6 +139,10 @@ def build_parser() -> argparse.ArgumentParser:
     sampled.add_argument("--batch", type=_positive_int, metavar="N",
                          help=f"sampled deals per player update (default: {BATCH_PER_CLASS} per hand class, "
                          f"at least {DEFAULT_BATCH:,}: 1,075,672 for 5 cards from 52)")
+    sampled.add_argument("--deal-shares", type=_deal_shares, metavar="A:B",
+                         help="the button's half-iteration draws A deals per deal of the batch, the big blind's B "
+                         "(default: 1:1). The button's average strategy lags on the same deals: on 5 cards "
+                         "from 52, 4:1 settles an hour's values (docs/SAMPLED.md)")
     sampled.add_argument("--seed", type=_non_negative_int, metavar="S",
                          help="the deal stream: a run is bitwise reproducible from it on any worker count "
                          "(default: 0)")
@@ -191,7 +206,7 @@ BRACKET_DEAL_COST = 8
 READ_DEALS, MIN_READ_PER_CLASS, MAX_READ_PER_CLASS = 200_000, 8, 4096
 READ_SHARE = 0.05  # and they take at most this share of the run's time
 SAY_FINAL_BRACKET_TIME = 10.0  # seconds: a final bracket expected to take longer says so as it starts
-SAMPLED_ONLY = ("batch", "seed", "bracket_samples", "bracket_rounds",
+SAMPLED_ONLY = ("batch", "seed", "deal_shares", "bracket_samples", "bracket_rounds",
                 "exact_exploitability")  # options only a sampled solve uses
 ANNOUNCE_BYTES = 100_000_000  # files at least this large are announced with their size before they are written
 
@@ -207,10 +222,11 @@ def _checkpoint_to_resume(args):
     sampled = checkpoint.mode == "sampled"
     given = {"game": args.game and load_game(args.game).spec, "algorithm": args.algorithm,
              "updates": args.updates, "shards": args.shards,
-             "seed": args.seed if sampled else None, "batch": args.batch if sampled else None}
+             "seed": args.seed if sampled else None, "batch": args.batch if sampled else None,
+             "deal_shares": args.deal_shares if sampled else None}
     saved = {"game": checkpoint.game, "algorithm": checkpoint.rule.name, "updates": checkpoint.updates,
              "shards": checkpoint.shards, "seed": getattr(checkpoint, "seed", None),
-             "batch": getattr(checkpoint, "batch", None)}
+             "batch": getattr(checkpoint, "batch", None), "deal_shares": getattr(checkpoint, "deal_shares", None)}
     for key, value in given.items():
         if value not in (None, AUTO) and value != saved[key]:
             raise BadParameter(f"checkpoint {path} is a {key}={saved[key]} run; the command line asks for "
@@ -279,7 +295,8 @@ def solve_command(args, guard: StartGuard | None = None) -> dict:
             solver = resume_solver(checkpoint, **where)
         else:
             solver = open_solver(game, sampling=sampled, algorithm=args.algorithm or AUTO, updates=args.updates,
-                                 shards=args.shards, batch=args.batch, seed=args.seed, **where,
+                                 shards=args.shards, batch=args.batch, seed=args.seed,
+                                 deal_shares=args.deal_shares, **where,
                                  **{name: getattr(args, name) for name in _rule_params()})
         if guard is not None and guard.armed:  # from here on a signal stops the run and its files are saved
             guard.disarm()

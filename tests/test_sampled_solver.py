@@ -142,12 +142,15 @@ def test_the_real_five_card_game_runs(tmp_path):
     out = tmp_path / "f.msgpack"
     # no refinement round: the real game's final bracket in half a minute (one round takes a minute more of
     # CI at 2 per class, two take 4 minutes); the rounds are held to the exact figure on small decks
+    # the button's half on 4 deals per batch deal, as docs/SAMPLED.md advises for this game
     assert main(["--game", "draw27(ranks=13,suits=4,hand=5,stacks=10)", "--iterations", "2", "--batch", "2000",
+                 "--deal-shares", "4:1",
                  "--bracket-samples", "2", "--bracket-rounds", "0", "--workers", "0", "--quiet", "--out", str(out),
                  "--summary-json", str(summary)]) == 0
     data = json.loads(summary.read_text())
     low, high = data["exploitability_ci"]
-    assert data["mode"] == "sampled" and data["deals"] == 8000 and 0 <= low <= high
+    assert data["mode"] == "sampled" and data["deals"] == 2 * 2000 * (4 + 1) and 0 <= low <= high
+    assert data["deal_shares"] == [4, 1]
     assert data["bracket"]["refine_rounds"] == 0 and data["bracket"]["refine_deals"] == 0
     assert data["bracket"]["deals"] == 4 * 2 * 134_459  # two sets per player, 2 deals per hand class each
     assert data["exploitability"] == max(row["exploitability"] for row in data["per_variant"])
@@ -351,7 +354,7 @@ def test_ctrl_c_on_ray_workers_saves_the_checkpoint_and_says_so_in_one_line(tmp_
 
 
 def test_deal_shares_give_each_players_half_its_deals(monkeypatch):
-    # the kernel's deal_shares (button, big blind) multiply the batch in each player's half: the deals evaluated,
+    # deal shares (button, big blind) multiply the batch in each player's half: the deals evaluated,
     # deals_done and the visits follow them; a half of k times the batch is a batch k times as large (shares (2, 2)
     # of 150 deals are 300 deals a half, the cycle's positions included), and other shares are another solve
     game = distcfr.load_game("draw27(ranks=8,suits=2,hand=3,stacks=3:10:7)")
@@ -364,9 +367,8 @@ def test_deal_shares_give_each_players_half_its_deals(monkeypatch):
 
     monkeypatch.setattr(kernel, "class_sums", counted)
 
-    def solve(shares, batch):
-        monkeypatch.setattr(kernel, "deal_shares", shares)
-        solver = SampledSolver(game, batch=batch, seed=3, shards=5)  # 300 deals > the 280 classes: wraps round
+    def solve(shares, batch):  # 300 deals > the 280 classes: wraps round
+        solver = SampledSolver(game, batch=batch, seed=3, shards=5, deal_shares=shares)
         solver.solve(iterations=4)
         return solver, [np.asarray(t).tobytes() for t in solver.average_strategy().tables.values()]
 
@@ -376,3 +378,52 @@ def test_deal_shares_give_each_players_half_its_deals(monkeypatch):
     assert solver.visits(0).sum() == 4 * 900 and solver.visits(1).sum() == 4 * 300
     assert solver.visits(0).min() == 4 * 900 // 280 and solver.visits(1).max() == -(-4 * 300 // 280)
     assert solve((2, 2), 150)[1] == solve((1, 1), 300)[1] != bits
+
+
+def test_deal_shares_are_kept_by_checkpoints_and_resume_bitwise(tmp_path):
+    game = distcfr.load_game(SMALL)
+
+    def solver():
+        return SampledSolver(game, batch=300, seed=1, shards=3, deal_shares=(3, 1))
+
+    def bits(s):
+        return [np.asarray(t).tobytes() for t in s.average_strategy().tables.values()]
+
+    whole, half = solver(), solver()
+    whole.solve(iterations=6)
+    half.solve(iterations=3)
+    half.checkpoint().save(tmp_path / "c.ckpt")
+    loaded = SampledCheckpoint.load(tmp_path / "c.ckpt")
+    assert loaded.deal_shares == (3, 1)
+    resumed = SampledSolver.from_checkpoint(loaded)
+    assert resumed.deal_shares == (3, 1) and resumed.deals_done == 3 * (900 + 300)
+    while resumed.iteration < 6:
+        resumed.step()
+    default = SampledSolver(game, batch=300, seed=1, shards=3)  # shares 1:1: another solve
+    default.solve(iterations=6)
+    assert bits(resumed) == bits(whole) != bits(default)
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["--deal-shares", "0:1"], "each share must be from 1 to 64, got 0:1"),
+    (["--deal-shares", "4"], "not BUTTON:BIG_BLIND"),
+    (["--deal-shares", "4:x"], "not BUTTON:BIG_BLIND"),
+])
+def test_bad_deal_shares_are_one_line_and_exit_2(tmp_path, capsys, argv, says):
+    out = tmp_path / "s.msgpack"
+    assert main(["--game", SMALL, "--sampling", *argv, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert says in err and "--deal-shares" in err and len(err.strip().splitlines()) == 1
+    assert not out.exists()
+
+
+def test_deal_shares_on_an_exact_run_or_another_runs_checkpoint_are_refused(tmp_path, capsys):
+    out = tmp_path / "k.msgpack"
+    assert main(["--game", "kuhn", "--deal-shares", "2:1", "--iterations", "1", "--out", str(out)]) == 2
+    assert "--deal-shares is a sampled solve's option" in capsys.readouterr().err
+    ckpt = tmp_path / "r.ckpt"
+    cli(tmp_path, "r", "--iterations", "2", "--checkpoint", str(ckpt))
+    assert main(["--resume", str(ckpt), "--deal-shares", "2:1", "--iterations", "3", "--quiet",
+                 "--out", str(tmp_path / "r2.msgpack")]) == 2
+    err = capsys.readouterr().err
+    assert "deal_shares=(1, 1) run; the command line asks for deal_shares=(2, 1)" in err

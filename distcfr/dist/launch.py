@@ -36,8 +36,8 @@ def ray_shard_set(spec: str, n_shards: int, workers: int):
     return RayShards(spec, n_shards, workers)
 
 
-def ray_sampled_shard_set(spec: str, n_blocks: int, workers: int, seed: int, batch: int):
+def ray_sampled_shard_set(spec: str, n_blocks: int, workers: int, seed: int, halves: tuple[int, int]):
     """A sampled game's class blocks on ``workers`` Ray actors (Ray running)."""
     from distcfr.dist.ray_shards import RayClassBlocks
 
-    return RayClassBlocks(spec, n_blocks, workers, seed, batch)
+    return RayClassBlocks(spec, n_blocks, workers, seed, halves)

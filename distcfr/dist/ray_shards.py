@@ -150,7 +150,7 @@ class _RayClassBlockGroup(ClassBlockGroup):
 
 
 class RayClassBlocks(RayGroups, ClassBlockSetBase):
-    """A sampled game's shards on Ray actors (``extra``: seed, batch), each owning its classes'
+    """A sampled game's shards on Ray actors (``extra``: seed, the halves' deals), each owning its classes'
     table rows. After each half-iteration an actor's new strategy rows of the player it updated go
     to the object store, where the others on its node read them in place in the next half; an
     actor on another node is sent only the rows its deals read. Nothing else moves. An actor that
@@ -158,10 +158,10 @@ class RayClassBlocks(RayGroups, ClassBlockSetBase):
 
     group_class = _RayClassBlockGroup
 
-    def __init__(self, spec: str, n_shards: int, n_workers: int, seed: int, batch: int):
+    def __init__(self, spec: str, n_shards: int, n_workers: int, seed: int, halves: tuple[int, int]):
         self.pending: tuple | None = None  # (player, [(strategy ref, deals ref) per actor])
         self.interruptible = False
-        super().__init__(spec, n_shards, n_workers, seed, batch)
+        super().__init__(spec, n_shards, n_workers, seed, halves)
 
     def _started(self) -> None:
         rows = self._gather("rows")

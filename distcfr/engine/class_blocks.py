@@ -72,12 +72,6 @@ def class_deal_counts(batch: int, n_classes: int, iteration: int, first: int, st
     return batch // n_classes + (after < batch % n_classes)
 
 
-def half_batch(kernel, batch: int, player: int) -> int:
-    """Deals of ``player``'s half-iteration for a solve of ``batch`` deals: ``batch`` times the
-    kernel's ``deal_shares[player]`` (a player whose average strategy lags may draw more deals)."""
-    return batch * kernel.deal_shares[player]
-
-
 def class_visits(batch: int, n_classes: int, iterations: int) -> np.ndarray:
     """(C,) deals that updated each class of a player after ``iterations`` of its halves."""
     total = iterations * batch
@@ -139,10 +133,11 @@ class ClassBlockGroup:
 
     restartable = False  # a fresh process would not have the rows: a run stops instead (distcfr.dist.ray_shards)
 
-    def __init__(self, spec: str, n_blocks: int, first: int, stop: int, seed: int, batch: int,
+    def __init__(self, spec: str, n_blocks: int, first: int, stop: int, seed: int, halves: tuple[int, int],
                  table_dtype=TABLE_DTYPE):
         self.kernel = kernel = sampled_kernel(load_game(spec))
-        self.n_blocks, self.first, self.stop, self.seed, self.batch = n_blocks, first, stop, seed, batch
+        self.n_blocks, self.first, self.stop, self.seed = n_blocks, first, stop, seed
+        self.halves = tuple(halves)  # deals of the button's, the big blind's half-iteration
         self.bounds = block_bounds(kernel.n_classes, n_blocks)
         self.lo, self.hi = int(self.bounds[first]), int(self.bounds[stop])
         rows = self.hi - self.lo
@@ -300,7 +295,7 @@ class ClassBlockGroup:
         own stream and a class's sums do not depend on the other classes in the call, so runs
         change the cost of the fixed per-call work of small games, never the bits."""
         lo = int(self.bounds[block])
-        counts = class_deal_counts(half_batch(self.kernel, self.batch, player), self.kernel.n_classes, iteration, lo,
+        counts = class_deal_counts(self.halves[player], self.kernel.n_classes, iteration, lo,
                                    int(self.bounds[self.stop]))
         total = np.cumsum(counts)[self.bounds[block + 1:self.stop + 1] - lo - 1]  # (blocks left,) deals to each end
         return block + max(1, int(np.searchsorted(total, RUN_DEALS, side="right")))
@@ -309,7 +304,7 @@ class ClassBlockGroup:
         """(deals, per-class counts) of the classes of blocks [block, end), each block's deals from
         its own stream."""
         lo, hi = int(self.bounds[block]), int(self.bounds[end])
-        batch = half_batch(self.kernel, self.batch, player)
+        batch = self.halves[player]
         counts = class_deal_counts(batch, self.kernel.n_classes, iteration, lo, hi)
         keys = [(STREAM_DOMAIN, 2 * iteration + player, b) for b in range(block, end)]
         cuts = np.split(counts, self.bounds[block + 1:end] - lo)
@@ -507,10 +502,10 @@ class LocalClassBlocks(ClassBlockSetBase):
 
     abandon_waits = False
 
-    def __init__(self, spec: str, n_blocks: int, seed: int, batch: int, table_dtype=TABLE_DTYPE,
+    def __init__(self, spec: str, n_blocks: int, seed: int, halves: tuple[int, int], table_dtype=TABLE_DTYPE,
                  group_class=ClassBlockGroup):
         self.n_blocks = n_blocks
-        self.group = group_class(spec, n_blocks, 0, n_blocks, seed, batch, table_dtype)
+        self.group = group_class(spec, n_blocks, 0, n_blocks, seed, halves, table_dtype)
         self.tables_dtype = np.dtype(table_dtype)
         self.starts = list(self.group.rows())
         self.parts = [self.group.sigma(0), self.group.sigma(1)]

@@ -50,7 +50,8 @@ def sampled_summary(game, solver, bracket, wall: float, iterations_run: int, dea
     return {
         "game": game.spec, "mode": "sampled", "unit": game.unit, "value_of": game.seats[0],
         "algorithm": solver.rule.name, "rule": solver.rule.fields(),
-        "seed": solver.seed, "batch": solver.batch, "iterations": solver.iteration, "deals": solver.deals_done,
+        "seed": solver.seed, "batch": solver.batch, "deal_shares": list(solver.deal_shares),
+        "iterations": solver.iteration, "deals": solver.deals_done,
         "wall_seconds": wall, "deals_per_second": deals_run / wall if wall > 0 else None,
         "iterations_per_second": iterations_run / wall if wall > 0 else None,
         "exploitability": float(bracket.high.max()),

@@ -21,7 +21,19 @@ import numpy as np
 
 from distcfr.errors import BadFile
 from distcfr.io.paths import atomic_writer, read_exactly
-from distcfr.io.schema import MAX_ITERATION, Context, Int, Schema, SchemaFile, Str, check_fields, check_values, sealed
+from distcfr.io.schema import (
+    MAX_ITERATION,
+    Context,
+    Int,
+    List,
+    Opt,
+    Schema,
+    SchemaFile,
+    Str,
+    check_fields,
+    check_values,
+    sealed,
+)
 from distcfr.io.strategy_file import GAME_SPEC, RULE
 
 KIND = "distcfr-sampled-checkpoint"
@@ -38,6 +50,7 @@ SCHEMA = Schema(KIND, VERSION, header={"game": GAME_SPEC}, body={
     "shards": Int(1, 2**40),
     "iteration": Int(0, MAX_ITERATION),
     "phase": Int(0, 1),  # the player who updates next
+    "deal_shares": Opt(List(Int(1, 64), length=2)),  # (button, big blind) deals per batch deal; absent: (1, 1)
     "dtype": Str(8, choices=TABLE_DTYPES),  # every table's
     "chunk_bytes": Int(1, 2**31),  # rows per chunk: max(1, chunk_bytes // bytes per row)
 })

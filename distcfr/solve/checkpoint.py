@@ -129,6 +129,7 @@ class SampledCheckpoint:
     phase: int
     source: object = None  # a sampled shard set
     path: object = None
+    deal_shares: tuple[int, int] = (1, 1)  # (button, big blind) deals per deal of the batch (files before: 1:1)
     mode = "sampled"
     updates = "alternating"
 
@@ -145,7 +146,8 @@ class SampledCheckpoint:
         format: distcfr.io.sampled_checkpoint)."""
         assert self.source is not None, "a checkpoint read from a file is saved by the solver it resumes"
         fields = {"game": self.game, "rule": self.rule.fields(), "seed": self.seed, "batch": self.batch,
-                  "shards": self.shards, "iteration": self.iteration, "phase": self.phase}
+                  "shards": self.shards, "iteration": self.iteration, "phase": self.phase,
+                  "deal_shares": list(self.deal_shares)}
         kernel = sampled_kernel(load_game(self.game))
         write_sampled_checkpoint(path, fields, table_specs(kernel), np.dtype(self.source.tables_dtype).str,
                                  self.source.read_rows)
@@ -187,7 +189,7 @@ class SampledCheckpoint:
         if not 1 <= fields["shards"] <= kernel.n_classes:
             raise BadFile(f"{path}: {fields['shards']} shards for {kernel.n_classes} hand classes")
         ints = [fields[k] for k in ("seed", "batch", "shards", "iteration", "phase")]
-        return cls(game.spec, rule, *ints, path=path)
+        return cls(game.spec, rule, *ints, path=path, deal_shares=tuple(fields.get("deal_shares") or (1, 1)))
 
 
 def load_checkpoint(path) -> Checkpoint | SampledCheckpoint:

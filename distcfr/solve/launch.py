@@ -24,7 +24,7 @@ from distcfr.errors import BadParameter
 from distcfr.games.base import Game
 from distcfr.games.registry import load_game
 from distcfr.solve.checkpoint import Checkpoint, SampledCheckpoint
-from distcfr.solve.sampled_solver import SampledSolver
+from distcfr.solve.sampled_solver import SampledSolver, check_deal_shares
 from distcfr.solve.solver import Solver
 
 # "auto" workers: a half-iteration shorter than this is not worth Ray's round trips and start-up
@@ -86,17 +86,18 @@ class Launch:
         self._start_ray(workers)
         return ray_shard_set(layout.game.spec, n_shards, workers)
 
-    def sampled(self, spec: str, n_blocks: int, seed: int, batch: int):
-        """The sampled solver's factory: ``(spec, n_blocks, seed, batch) -> class-block set``."""
+    def sampled(self, spec: str, n_blocks: int, seed: int, halves: tuple[int, int]):
+        """The sampled solver's factory: ``(spec, n_blocks, seed, halves) -> class-block set`` (halves:
+        the deals of the button's and the big blind's half-iterations)."""
         from distcfr.engine.class_blocks import LocalClassBlocks
 
         rebuilding = self.memory is not None  # after lost workers: on what the cluster has now
-        workers = self._resolve(batch / SAMPLED_DEALS_PER_SECOND, n_blocks)
+        workers = self._resolve(sum(halves) / 2 / SAMPLED_DEALS_PER_SECOND, n_blocks)
         if rebuilding and workers:
             from distcfr.dist.launch import available_cpus
 
             workers = self.resolved = max(1, min(workers, available_cpus(self.address)))
-        memory = sampled_estimate(sampled_kernel(load_game(spec)), batch, n_blocks, workers)
+        memory = sampled_estimate(sampled_kernel(load_game(spec)), max(halves), n_blocks, workers)
         available = self._check(memory, spec)
         self.progress_brackets = memory.with_bracket <= BRACKET_MARGIN * available
         if not self.progress_brackets and self.needs_bracket:
@@ -107,11 +108,11 @@ class Launch:
             self._say(f"  progress brackets and value readings off: one needs {memory.bracket / 1e9:.1f} GB more "
                       f"beside the run; the final bracket runs once the current strategy is let go")
         if workers == 0:
-            return LocalClassBlocks(spec, n_blocks, seed, batch)
+            return LocalClassBlocks(spec, n_blocks, seed, halves)
         from distcfr.dist.launch import ray_sampled_shard_set
 
         self._start_ray(workers)
-        return ray_sampled_shard_set(spec, n_blocks, workers, seed, batch)
+        return ray_sampled_shard_set(spec, n_blocks, workers, seed, halves)
 
     def _start_ray(self, workers: int) -> None:
         """Join the cluster or start the embedded Ray (once: a rebuild after lost workers reuses it)."""
@@ -170,14 +171,14 @@ def use_sampling(game: Game, sampling: bool | None) -> bool:
 def open_solver(game: Game | str, *, sampling: bool | None = None, workers: int | str = AUTO,
                 address: str | None = None, algorithm: str = AUTO, updates: str | None = None,
                 shards: int | None = None, batch: int | None = None, seed: int | None = None,
-                report: Callable[[str], None] | None = None, needs_bracket: bool = False,
-                **rule_params: float | None) -> Solver | SampledSolver:
+                deal_shares: tuple[int, int] | None = None, report: Callable[[str], None] | None = None,
+                needs_bracket: bool = False, **rule_params: float | None) -> Solver | SampledSolver:
     """A solver of ``game`` (a Game or a spec) in the right mode, its shards on ``workers`` workers
     (``"auto"``, or 0: in this process) of the embedded Ray or of the cluster at ``address``. The
     memory estimate goes to ``report`` (e.g. ``print``) and a solve that cannot fit is refused.
     Use it as a context manager (or ``close()`` it): that ends its workers and the Ray it started.
     Options a mode cannot use are refused (BadParameter), never ignored: exact solves draw no
-    deals (``batch``, ``seed``); sampled solves update alternately with a rule in weighted form
+    deals (``batch``, ``seed``, ``deal_shares``); sampled solves update alternately with a rule in weighted form
     (``updates="simultaneous"`` and rule parameters are refused)."""
     game = load_game(game) if isinstance(game, str) else game
     launch = Launch(workers, address, report, needs_bracket)
@@ -187,10 +188,12 @@ def open_solver(game: Game | str, *, sampling: bool | None = None, workers: int 
         given = sorted(k for k, v in rule_params.items() if v is not None)
         if given:
             raise BadParameter(f"{', '.join(given)}: no parameter applies to a sampled solve's rule")
+        if deal_shares is not None:
+            check_deal_shares(deal_shares)  # before any worker starts
         return _started(launch, lambda: SampledSolver(game, algorithm, batch, 0 if seed is None else seed, shards,
-                                                      shard_set=launch.sampled))
-    if batch is not None or seed is not None:
-        raise BadParameter("batch and seed are a sampled solve's (an exact solve enumerates every deal)")
+                                                      shard_set=launch.sampled, deal_shares=deal_shares))
+    if batch is not None or seed is not None or deal_shares is not None:
+        raise BadParameter("batch, seed and deal shares are a sampled solve's (an exact solve enumerates every deal)")
     return _started(launch, lambda: Solver(game, algorithm, updates or "alternating", shards, shard_set=launch.exact,
                                            **rule_params))
 

@@ -24,7 +24,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from distcfr.engine.class_blocks import TABLE_DTYPE, LocalClassBlocks, class_visits, half_batch
+from distcfr.engine.class_blocks import TABLE_DTYPE, LocalClassBlocks, class_visits
 from distcfr.engine.kernels import sampled_kernel
 from distcfr.engine.rules import sampled_rule
 from distcfr.engine.sampled_bracket import REFINE_ROUNDS, bracket_chunks
@@ -40,6 +40,21 @@ DEFAULT_RULE = "lcfr-flat"
 DEFAULT_BATCH = 10_000  # deals per half-iteration at least; 100 to 10,000 gave the same exploitability per deal
 BATCH_PER_CLASS = 8  # and at least this many per hand class: see default_batch
 DEFAULT_SHARDS = 32  # blocks of hand classes: the most workers a run can use
+MAX_DEAL_SHARE = 64  # a player's half draws at most this many deals per deal of the batch
+
+
+def check_deal_shares(shares) -> tuple[int, int]:
+    """``shares`` as (button, big blind) deals per deal of the batch; BadParameter unless two whole
+    numbers from 1 to MAX_DEAL_SHARE."""
+    try:
+        pair = tuple(shares)
+    except TypeError:
+        pair = ()
+    if len(pair) != 2 or not all(isinstance(x, int) and not isinstance(x, bool) and 1 <= x <= MAX_DEAL_SHARE
+                                 for x in pair):
+        raise BadParameter(f"deal shares must be two whole numbers from 1 to {MAX_DEAL_SHARE} (button, big blind), "
+                           f"got {shares!r}")
+    return pair
 
 
 def default_batch(kernel) -> int:
@@ -51,14 +66,17 @@ def default_batch(kernel) -> int:
 class SampledSolver(SolverLifetime):
     """Chance-sampled solver of a game with a sampled kernel (distcfr.engine.kernels). ``shards``
     is the number of class blocks the hand classes are cut into; ``shard_set`` is a factory
-    ``(spec, n_blocks, seed, batch) -> class-block set`` (in-process by default). Keeps the solver
+    ``(spec, n_blocks, seed, halves) -> class-block set`` (in-process by default; halves: the deals of
+    the button's and the big blind's half-iterations). ``deal_shares`` (button, big blind): each
+    player's half draws its share times ``batch`` deals (default: the kernel's). Keeps the solver
     contract (distcfr.solve.contract)."""
 
     mode = "sampled"
     state_on_workers = True  # each class block's rows live on its worker
 
     def __init__(self, game, algorithm: str = "auto", batch: int | None = None, seed: int = 0,
-                 shards: int | None = None, shard_set: Callable | None = None, table_dtype=TABLE_DTYPE):
+                 shards: int | None = None, shard_set: Callable | None = None, table_dtype=TABLE_DTYPE,
+                 deal_shares: tuple[int, int] | None = None):
         self.rule = sampled_rule(DEFAULT_RULE if algorithm in ("auto", None) else algorithm)
         self.kernel = sampled_kernel(game)
         batch = default_batch(self.kernel) if batch is None else batch
@@ -68,12 +86,14 @@ class SampledSolver(SolverLifetime):
         if not 0 <= seed < 2**63:
             raise BadParameter(f"the seed must be between 0 and 2^63 - 1, got {seed}")
         self.game, self.batch, self.seed = game, batch, seed
+        self.deal_shares = check_deal_shares(self.kernel.deal_shares if deal_shares is None else deal_shares)
+        self.halves = (batch * self.deal_shares[0], batch * self.deal_shares[1])  # deals of each player's half
         self.n_shards = shards or min(self.kernel.n_classes, DEFAULT_SHARDS)
         self.updates = "alternating"
         if shard_set is None:
             shard_set = lambda spec, n, s, b: LocalClassBlocks(spec, n, s, b, table_dtype)  # noqa: E731
         self._make_shards = shard_set
-        self.shards = shard_set(game.spec, self.n_shards, seed, batch)
+        self.shards = shard_set(game.spec, self.n_shards, seed, self.halves)
         self.iteration, self.phase = 0, 0
         self.in_flight: tuple[int, int] | None = None  # (player, iteration) of a half-iteration cut short
 
@@ -84,13 +104,12 @@ class SampledSolver(SolverLifetime):
 
     @property
     def deals_done(self) -> int:
-        first, second = (half_batch(self.kernel, self.batch, player) for player in (0, 1))
-        return self.iteration * (first + second) + self.phase * first
+        return self.iteration * sum(self.halves) + self.phase * self.halves[0]
 
     def visits(self, player: int) -> np.ndarray:
         """(C,) sampled deals that have updated each hand class of ``player``."""
         halves = self.iteration + (1 if player < self.phase else 0)
-        return class_visits(half_batch(self.kernel, self.batch, player), self.kernel.n_classes, halves)
+        return class_visits(self.halves[player], self.kernel.n_classes, halves)
 
     # ---- iterations -------------------------------------------------------------------------------
     def step(self) -> None:
@@ -160,7 +179,7 @@ class SampledSolver(SolverLifetime):
         """Where the run stands; ``.save(path)`` streams the tables from the shards to a file."""
         self._settle()
         return SampledCheckpoint(self.game.spec, self.rule, self.seed, self.batch, self.n_shards, self.iteration,
-                                 self.phase, source=self.shards)
+                                 self.phase, source=self.shards, deal_shares=self.deal_shares)
 
     def recover(self, checkpoint: SampledCheckpoint | None) -> None:
         """Go on after lost workers: class blocks built anew on the workers there are now, their rows
@@ -170,7 +189,7 @@ class SampledSolver(SolverLifetime):
             self.shards.close()
         except Exception:  # noqa: BLE001 (the lost workers' leftovers: nothing there to keep)
             pass
-        self.shards = self._make_shards(self.game.spec, self.n_shards, self.seed, self.batch)
+        self.shards = self._make_shards(self.game.spec, self.n_shards, self.seed, self.halves)
         self.in_flight = None
         if checkpoint is None:
             self.iteration, self.phase = 0, 0
@@ -183,7 +202,7 @@ class SampledSolver(SolverLifetime):
         """Continue ``checkpoint`` bitwise as if it had never stopped, on any shard set (its
         tables stream from its file, or its solver's shards, to the new shards)."""
         solver = cls(load_game(checkpoint.game), checkpoint.rule.name, checkpoint.batch, checkpoint.seed,
-                     checkpoint.shards, shard_set)
+                     checkpoint.shards, shard_set, deal_shares=checkpoint.deal_shares)
         try:
             solver.shards.write_rows(checkpoint.chunks(solver.shards.tables_dtype))
         except BaseException:
