@@ -41,8 +41,12 @@ def test_both_solvers_keep_the_contract(sampling):
 
 
 def test_options_a_mode_cannot_use_are_refused():
-    with pytest.raises(BadParameter, match="batch and seed"):
+    with pytest.raises(BadParameter, match="batch, seed and deal shares"):
         open_solver("leduc", batch=100)
+    with pytest.raises(BadParameter, match="batch, seed and deal shares"):
+        open_solver("leduc", deal_shares=(2, 1))
+    with pytest.raises(BadParameter, match="deal shares must be two whole numbers from 1 to 64"):
+        open_solver(SMALL, sampling=True, deal_shares=(0, 1))
     with pytest.raises(BadParameter, match="alternately"):
         open_solver(SMALL, sampling=True, updates="simultaneous")
     with pytest.raises(BadParameter, match="alpha"):

@@ -91,9 +91,9 @@ class SampledDraw27:
         self.low_bit = np.array([(x & -x).bit_length() - 1 for x in range(m)])  # (M,) lowest discarded position
         self._hand_index: tuple | None = None
         self.stubs = STUBS  # per training deal: the stub is most of a deal's noise, a small part of its cost
-        # the button's average strategy lags the big blind's on the same deals (its rows are several times
-        # as many), and the values climb as it catches up: four times the deals settle the 5-card game's
-        # values in an hour (docs/SAMPLED.md, "Does the real game settle?")
+        # a solver's default shares (--deal-shares): the button's average strategy lags the big blind's on
+        # the same deals, and on 5 cards from 52 its deals are cheap, so 4:1 settles an hour's values; on
+        # small decks its deals cost as much as the big blind's and 1:1 does better (docs/SAMPLED.md)
         self.deal_shares = DEAL_SHARES
         self.cycle = CYCLE  # a class's training deals meet the other hands in a cycle, spread over their strength
         self.spread = SPREAD  # and a deal's stubs are spread over the deck's ranks (with the cycle)
