@@ -3,13 +3,14 @@ average strategy against the minutes of one run, and how far they move between i
 
     python bench/sampled_drift.py [--game "draw27(ranks=13,suits=4,hand=5,stacks=1:20:1)"]
         [--workers 2] [--minutes 60] [--every 5] [--per-class 16] [--algorithm auto] [--seed 0]
-        [--batch-per-class N] [--json OUT.json] [--plot OUT.png] [--include EARLIER.json ...]
+        [--batch-per-class N] [--deal-shares A:B] [--json OUT.json] [--plot OUT.png] [--include EARLIER.json ...]
 
 One run on ``--workers`` Ray workers (0: in this process). Every ``--every`` minutes of solving (the
 evaluations are off the clock) the average strategy's button value per stack is estimated on the
 same deals every time (``--per-class`` deals per hand class of the button, weighted by the class's
 hands: ``SampledSolver.values``, what a run's own settling line reads); ``--batch-per-class`` sets
-the training deals per hand class per half-iteration (the solver's default otherwise). The table
+the training deals per hand class per half-iteration (the solver's default otherwise), ``--deal-shares``
+the button's and the big blind's multiples of them (`train --deal-shares`; default 1:1). The table
 gives the values per mark; the summary the largest move of a stack's value and of each break-even
 stack between the mark nearest half the run and the last,
 against the convergence issue's targets (0.002 BB per stack, 0.05 BB per break-even stack).
@@ -60,7 +61,7 @@ def solve_with_marks(args) -> dict:
 
         batch = args.batch_per_class * sampled_kernel(load_game(args.game)).n_classes
     with open_solver(args.game, sampling=True, workers=args.workers, algorithm=args.algorithm, seed=args.seed,
-                     batch=batch, report=print) as solver:
+                     batch=batch, deal_shares=args.deal_shares, report=print) as solver:
         solving, next_mark = 0.0, args.every * 60
         while solving < args.minutes * 60:
             began = time.perf_counter()
@@ -79,7 +80,7 @@ def solve_with_marks(args) -> dict:
                 next_mark += args.every * 60
         rule = solver.rule.name if hasattr(solver.rule, "name") else str(solver.rule)
     return {"game": args.game, "workers": args.workers, "seed": args.seed, "algorithm": rule,
-            "per_class": args.per_class, "batch": solver.batch, "marks": marks,
+            "per_class": args.per_class, "batch": solver.batch, "deal_shares": list(solver.deal_shares), "marks": marks,
             "drift": drift(marks, args.per_class, args.per_class * solver.kernel.n_classes)}
 
 
@@ -117,6 +118,8 @@ def main() -> None:
     parser.add_argument("--algorithm", default="auto")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--batch-per-class", type=int, help="training deals per hand class per half-iteration")
+    parser.add_argument("--deal-shares", type=lambda text: tuple(int(x) for x in text.split(":")), metavar="A:B",
+                        help="the button's, the big blind's deals per deal of the batch (default 1:1)")
     parser.add_argument("--json")
     parser.add_argument("--plot")
     parser.add_argument("--include", nargs="*", default=[], help="earlier --json runs drawn beside this one")
