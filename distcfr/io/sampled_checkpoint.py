@@ -50,7 +50,8 @@ SCHEMA = Schema(KIND, VERSION, header={"game": GAME_SPEC}, body={
     "shards": Int(1, 2**40),
     "iteration": Int(0, MAX_ITERATION),
     "phase": Int(0, 1),  # the player who updates next
-    "deal_shares": Opt(List(Int(1, 64), length=2)),  # (button, big blind) deals per batch deal; absent: (1, 1)
+    # (button, big blind) deals per batch deal, each at most solve.sampled_solver.MAX_DEAL_SHARE; absent: (1, 1)
+    "deal_shares": Opt(List(Int(1, 64), length=2)),
     "dtype": Str(8, choices=TABLE_DTYPES),  # every table's
     "chunk_bytes": Int(1, 2**31),  # rows per chunk: max(1, chunk_bytes // bytes per row)
 })
