@@ -60,6 +60,8 @@ _non_negative_int = whole_number(0, "0 (in-process) or more")
 _bracket_samples = whole_number(2, "at least 2", MAX_BRACKET_SAMPLES,
                                 " deals per hand class (one chunk of the bracket's work)")
 MAX_BRACKET_ROUNDS = 4
+_bracket_rounds = whole_number(0, "0 (no refinement) or more", MAX_BRACKET_ROUNDS,
+                               " (a round draws 4x all a close class had: the 4th, 500x its first samples)")
 
 
 def _deal_shares(text: str) -> tuple[int, int]:
@@ -71,8 +73,6 @@ def _deal_shares(text: str) -> tuple[int, int]:
     if not all(1 <= x <= MAX_DEAL_SHARE for x in shares):
         raise argparse.ArgumentTypeError(f"each share must be from 1 to {MAX_DEAL_SHARE}, got {text}")
     return shares
-_bracket_rounds = whole_number(0, "0 (no refinement) or more", MAX_BRACKET_ROUNDS,
-                               " (a round draws 4x all a close class had: the 4th, 500x its first samples)")
 
 
 def _path(text: str) -> str:
