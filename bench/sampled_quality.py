@@ -13,8 +13,8 @@ is evaluated exactly; evaluation time is taken off the clock. A variant is a sam
 optionally with ``@N``: N deals per hand class per half-iteration (the default batch otherwise),
 and ``*S``: S stubs per deal (the kernel's ``STUBS`` otherwise; ``lcfr-flat*1`` is one stub a deal),
 ``%0`` / ``%1``: the other hand drawn / walked in each class's cycle (the kernel's ``CYCLE`` otherwise),
-``+A:B``: the button's half draws A deals and the big blind's B per deal of the batch (the kernel's
-``DEAL_SHARES`` otherwise; ``lcfr-flat+2:1`` gives the button twice the big blind's deals),
+``+A:B``: the button's half draws A deals and the big blind's B per deal of the batch (the solver's
+``DEFAULT_DEAL_SHARES`` otherwise; ``lcfr-flat+2:1`` gives the button twice the big blind's deals),
 and ``^0`` / ``^1``: a deal's stubs independent / spread over the deck (the kernel's ``SPREAD`` otherwise);
 for leads not in the registry, ``pR-S`` weighs regrets by t^R and strategy sums by t^S, ``capN-S``
 regrets by min(t, N) and sums by min(t, N)^S (``lcfr-flat`` is ``cap1000-2``), ``RULE~A``
@@ -89,30 +89,31 @@ def checkpoints(budget: float, first: float) -> list[float]:
 def run_one(spec: str, variant: str, seed: int, budget: float, first: float) -> dict:
     """Solve for ``budget`` CPU-seconds; the curve [(cpu seconds, iterations, exploitability)]."""
     from distcfr.engine.kernels import sampled_kernel
-    from distcfr.engine.sampled_draw27 import CYCLE, DEAL_SHARES, SPREAD, STUBS
+    from distcfr.engine.sampled_draw27 import CYCLE, SPREAD, STUBS
     from distcfr.games.registry import load_game
 
     game = load_game(spec)
     algorithm, per_class, stubs, cycle, spread, shares = parse_variant(variant)
     kernel = sampled_kernel(game)  # the one this process's solver uses (workers=0)
     batch = None if per_class is None else per_class * kernel.n_classes
-    saved = kernel.stubs, kernel.cycle, kernel.spread, kernel.deal_shares
+    saved = kernel.stubs, kernel.cycle, kernel.spread
     kernel.stubs, kernel.cycle = stubs or STUBS, CYCLE if cycle is None else cycle
-    kernel.spread, kernel.deal_shares = SPREAD if spread is None else spread, shares or DEAL_SHARES
+    kernel.spread = SPREAD if spread is None else spread
     try:
         return {"config": spec, "variant": variant, "seed": seed,
-                "curve": _curve(game, algorithm, batch, seed, budget, first)}
+                "curve": _curve(game, algorithm, batch, seed, budget, first, shares)}
     finally:
-        kernel.stubs, kernel.cycle, kernel.spread, kernel.deal_shares = saved
+        kernel.stubs, kernel.cycle, kernel.spread = saved
 
 
-def _curve(game, algorithm: str, batch: int | None, seed: int, budget: float, first: float) -> list:
+def _curve(game, algorithm: str, batch: int | None, seed: int, budget: float, first: float,
+           deal_shares: tuple[int, int] | None = None) -> list:
     from distcfr.solve.launch import open_solver
 
     curve = []
     forced = algorithm.startswith("!")  # a rule the sampled solver refuses, applied to the touched rows anyway
     with open_solver(game, sampling=True, workers=0, seed=seed, algorithm="lcfr" if forced else algorithm,
-                     batch=batch) as solver:
+                     batch=batch, deal_shares=deal_shares) as solver:
         if forced:
             from distcfr.engine.rules import make_rule
 

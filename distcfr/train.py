@@ -52,7 +52,7 @@ from distcfr.progress import Progress
 from distcfr.solve.checkpoint import UPDATES, load_checkpoint
 from distcfr.solve.launch import RELEASE_SECONDS, open_solver, resume_solver, use_sampling
 from distcfr.solve.run import RunPlan, interrupts_unwrapped, run, signals_held
-from distcfr.solve.sampled_solver import BATCH_PER_CLASS, DEFAULT_BATCH, MAX_DEAL_SHARE
+from distcfr.solve.sampled_solver import BATCH_PER_CLASS, DEFAULT_BATCH, DEFAULT_DEAL_SHARES, check_deal_shares
 
 DEFAULT_GAME = "leduc"
 _positive_int = whole_number(1, "positive")
@@ -69,10 +69,10 @@ def _deal_shares(text: str) -> tuple[int, int]:
     parts = text.split(":")
     if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
         raise argparse.ArgumentTypeError(f"not BUTTON:BIG_BLIND (two whole numbers, e.g. 4:1): {text!r}")
-    shares = tuple(int(p) for p in parts)
-    if not all(1 <= x <= MAX_DEAL_SHARE for x in shares):
-        raise argparse.ArgumentTypeError(f"each share must be from 1 to {MAX_DEAL_SHARE}, got {text}")
-    return shares
+    try:
+        return check_deal_shares(int(p) for p in parts)
+    except BadParameter as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _path(text: str) -> str:
@@ -141,8 +141,8 @@ def build_parser() -> argparse.ArgumentParser:
                          f"at least {DEFAULT_BATCH:,}: 1,075,672 for 5 cards from 52)")
     sampled.add_argument("--deal-shares", type=_deal_shares, metavar="A:B",
                          help="the button's half-iteration draws A deals per deal of the batch, the big blind's B "
-                         "(default: 1:1). The button's average strategy lags on the same deals: on 5 cards "
-                         "from 52, 4:1 settles an hour's values (docs/SAMPLED.md)")
+                         f"(default: {':'.join(map(str, DEFAULT_DEAL_SHARES))}). The button's average strategy "
+                         "lags on the same deals: on 5 cards from 52, 4:1 settles an hour's values (docs/SAMPLED.md)")
     sampled.add_argument("--seed", type=_non_negative_int, metavar="S",
                          help="the deal stream: a run is bitwise reproducible from it on any worker count "
                          "(default: 0)")

@@ -215,10 +215,10 @@ def regret_matching(regrets: np.ndarray) -> np.ndarray:
 
 
 def solve_sampled(ranks: int, suits: int, hand: int, stacks, iterations: int, batch: int, seed: int,
-                  rule: str = "lcfr") -> dict[str, np.ndarray]:
+                  rule: str = "lcfr", deal_shares: tuple[int, int] = (1, 1)) -> dict[str, np.ndarray]:
     """Average strategy (block name -> (C, *shape) float64) after ``iterations`` of chance-sampled CFR.
 
-    Each iteration updates the button on ``batch`` times its ``game.deal_shares`` deals (of ``game.stubs``
+    Each iteration updates the button on ``batch`` times its ``deal_shares`` deals (of ``game.stubs``
     stubs each), then the big blind on its share, each against the other's current strategy (alternating
     updates). A player's half of h deals at iteration t takes places [(t - 1) h, t h) of the endless round
     of hand classes 0, 1, ..., C - 1, 0, ...; its deals
@@ -234,7 +234,7 @@ def solve_sampled(ranks: int, suits: int, hand: int, stacks, iterations: int, ba
     for t in range(1, iterations + 1):
         for player in (0, 1):
             sigma = {name: regret_matching(r) for name, r in regrets.items()}
-            half = batch * game.deal_shares[player]
+            half = batch * deal_shares[player]
             counts = np.bincount(np.arange((t - 1) * half, t * half) % game.n_classes, minlength=game.n_classes)
             before = (t - 1) * half // game.n_classes + (np.arange(game.n_classes) < (t - 1) * half % game.n_classes)
             deals = game.sample_blocks_deals(seed, [(2, 2 * t + player, 0)], player, 0, [counts], game.stubs,

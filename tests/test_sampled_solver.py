@@ -405,7 +405,7 @@ def test_deal_shares_are_kept_by_checkpoints_and_resume_bitwise(tmp_path):
 
 
 @pytest.mark.parametrize("argv, says", [
-    (["--deal-shares", "0:1"], "each share must be from 1 to 64, got 0:1"),
+    (["--deal-shares", "0:1"], "deal shares must be two whole numbers from 1 to 64 (button, big blind), got 0:1"),
     (["--deal-shares", "4"], "not BUTTON:BIG_BLIND"),
     (["--deal-shares", "4:x"], "not BUTTON:BIG_BLIND"),
 ])

@@ -40,7 +40,6 @@ _WORK = np.float32  # sigma gathers and per-deal products; class sums are float6
 MAX_STACK = 1e6  # BB: values, products and sums of many deals stay far inside float32's range
 _GATHER_BYTES = 1 << 24  # the other player's strategy rows a compiled class-sums call copies at most
 STUBS = 8  # stubs drawn per pair of hands in a training deal (see SampledDraw27.stubs)
-DEAL_SHARES = (1, 1)  # deals the button's, the big blind's half draws per batch deal (see SampledDraw27.deal_shares)
 CYCLE = True  # training deals walk each class's other hands in a cycle (see SampledDraw27.cycle)
 SPREAD = True  # a training deal's further stubs are its first turned round the deck (see SampledDraw27.spread)
 CYCLE_DOMAIN = 3  # the stream keyed (seed, 3, player, 0) names the cycles' starts
@@ -91,10 +90,6 @@ class SampledDraw27:
         self.low_bit = np.array([(x & -x).bit_length() - 1 for x in range(m)])  # (M,) lowest discarded position
         self._hand_index: tuple | None = None
         self.stubs = STUBS  # per training deal: the stub is most of a deal's noise, a small part of its cost
-        # a solver's default shares (--deal-shares): the button's average strategy lags the big blind's on
-        # the same deals, and on 5 cards from 52 its deals are cheap, so 4:1 settles an hour's values; on
-        # small decks its deals cost as much as the big blind's and 1:1 does better (docs/SAMPLED.md)
-        self.deal_shares = DEAL_SHARES
         self.cycle = CYCLE  # a class's training deals meet the other hands in a cycle, spread over their strength
         self.spread = SPREAD  # and a deal's stubs are spread over the deck's ranks (with the cycle)
 

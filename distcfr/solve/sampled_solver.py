@@ -41,6 +41,10 @@ DEFAULT_BATCH = 10_000  # deals per half-iteration at least; 100 to 10,000 gave 
 BATCH_PER_CLASS = 8  # and at least this many per hand class: see default_batch
 DEFAULT_SHARDS = 32  # blocks of hand classes: the most workers a run can use
 MAX_DEAL_SHARE = 64  # a player's half draws at most this many deals per deal of the batch
+# (button, big blind) deals per deal of the batch when none are given: the button's average strategy lags
+# the big blind's on the same deals, and on 5 cards from 52 its deals are cheap, so 4:1 settles an hour's
+# values there; on small decks its deals cost as much as the big blind's and 1:1 does better (docs/SAMPLED.md)
+DEFAULT_DEAL_SHARES = (1, 1)
 
 
 def check_deal_shares(shares) -> tuple[int, int]:
@@ -53,7 +57,7 @@ def check_deal_shares(shares) -> tuple[int, int]:
     if len(pair) != 2 or not all(isinstance(x, int) and not isinstance(x, bool) and 1 <= x <= MAX_DEAL_SHARE
                                  for x in pair):
         raise BadParameter(f"deal shares must be two whole numbers from 1 to {MAX_DEAL_SHARE} (button, big blind), "
-                           f"got {shares!r}")
+                           f"got {':'.join(map(str, pair)) if len(pair) == 2 else repr(shares)}")
     return pair
 
 
@@ -68,7 +72,7 @@ class SampledSolver(SolverLifetime):
     is the number of class blocks the hand classes are cut into; ``shard_set`` is a factory
     ``(spec, n_blocks, seed, halves) -> class-block set`` (in-process by default; halves: the deals of
     the button's and the big blind's half-iterations). ``deal_shares`` (button, big blind): each
-    player's half draws its share times ``batch`` deals (default: the kernel's). Keeps the solver
+    player's half draws its share times ``batch`` deals (default: ``DEFAULT_DEAL_SHARES``). Keeps the solver
     contract (distcfr.solve.contract)."""
 
     mode = "sampled"
@@ -86,7 +90,7 @@ class SampledSolver(SolverLifetime):
         if not 0 <= seed < 2**63:
             raise BadParameter(f"the seed must be between 0 and 2^63 - 1, got {seed}")
         self.game, self.batch, self.seed = game, batch, seed
-        self.deal_shares = check_deal_shares(self.kernel.deal_shares if deal_shares is None else deal_shares)
+        self.deal_shares = check_deal_shares(DEFAULT_DEAL_SHARES if deal_shares is None else deal_shares)
         self.halves = (batch * self.deal_shares[0], batch * self.deal_shares[1])  # deals of each player's half
         self.n_shards = shards or min(self.kernel.n_classes, DEFAULT_SHARDS)
         self.updates = "alternating"
