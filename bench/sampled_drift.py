@@ -10,7 +10,7 @@ evaluations are off the clock) the average strategy's button value per stack is 
 same deals every time (``--per-class`` deals per hand class of the button, weighted by the class's
 hands: ``SampledSolver.values``, what a run's own settling line reads); ``--batch-per-class`` sets
 the training deals per hand class per half-iteration (the solver's default otherwise), ``--deal-shares``
-the button's and the big blind's multiples of them (`train --deal-shares`; default 1:1). The table
+the button's and the big blind's multiples of them (`train --deal-shares`; default: the solver's). The table
 gives the values per mark; the summary the largest move of a stack's value and of each break-even
 stack between the mark nearest half the run and the last,
 against the convergence issue's targets (0.002 BB per stack, 0.05 BB per break-even stack).
@@ -119,7 +119,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--batch-per-class", type=int, help="training deals per hand class per half-iteration")
     parser.add_argument("--deal-shares", type=lambda text: tuple(int(x) for x in text.split(":")), metavar="A:B",
-                        help="the button's, the big blind's deals per deal of the batch (default 1:1)")
+                        help="the button's, the big blind's deals per deal of the batch (default: the solver's)")
     parser.add_argument("--json")
     parser.add_argument("--plot")
     parser.add_argument("--include", nargs="*", default=[], help="earlier --json runs drawn beside this one")

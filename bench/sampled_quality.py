@@ -14,7 +14,7 @@ optionally with ``@N``: N deals per hand class per half-iteration (the default b
 and ``*S``: S stubs per deal (the kernel's ``STUBS`` otherwise; ``lcfr-flat*1`` is one stub a deal),
 ``%0`` / ``%1``: the other hand drawn / walked in each class's cycle (the kernel's ``CYCLE`` otherwise),
 ``+A:B``: the button's half draws A deals and the big blind's B per deal of the batch (the solver's
-``DEFAULT_DEAL_SHARES`` otherwise; ``lcfr-flat+2:1`` gives the button twice the big blind's deals),
+``default_deal_shares`` otherwise; ``lcfr-flat+2:1`` gives the button twice the big blind's deals),
 and ``^0`` / ``^1``: a deal's stubs independent / spread over the deck (the kernel's ``SPREAD`` otherwise);
 for leads not in the registry, ``pR-S`` weighs regrets by t^R and strategy sums by t^S, ``capN-S``
 regrets by min(t, N) and sums by min(t, N)^S (``lcfr-flat`` is ``cap1000-2``), ``RULE~A``

@@ -52,7 +52,7 @@ from distcfr.progress import Progress
 from distcfr.solve.checkpoint import UPDATES, load_checkpoint
 from distcfr.solve.launch import RELEASE_SECONDS, open_solver, resume_solver, use_sampling
 from distcfr.solve.run import RunPlan, interrupts_unwrapped, run, signals_held
-from distcfr.solve.sampled_solver import BATCH_PER_CLASS, DEFAULT_BATCH, DEFAULT_DEAL_SHARES, check_deal_shares
+from distcfr.solve.sampled_solver import BATCH_PER_CLASS, DEFAULT_BATCH, check_deal_shares
 
 DEFAULT_GAME = "leduc"
 _positive_int = whole_number(1, "positive")
@@ -141,8 +141,9 @@ def build_parser() -> argparse.ArgumentParser:
                          f"at least {DEFAULT_BATCH:,}: 1,075,672 for 5 cards from 52)")
     sampled.add_argument("--deal-shares", type=_deal_shares, metavar="A:B",
                          help="the button's half-iteration draws A deals per deal of the batch, the big blind's B "
-                         f"(default: {':'.join(map(str, DEFAULT_DEAL_SHARES))}). The button's average strategy "
-                         "lags on the same deals: on 5 cards from 52, 4:1 settles an hour's values (docs/SAMPLED.md)")
+                         f"(default: 4:1 on decks of {DEFAULT_BATCH // BATCH_PER_CLASS:,} hand classes or more, "
+                         "such as 5 cards from 52, where the button's further deals cost little and settle its "
+                         "lagging strategy; 1:1 on smaller decks; docs/SAMPLED.md)")
     sampled.add_argument("--seed", type=_non_negative_int, metavar="S",
                          help="the deal stream: a run is bitwise reproducible from it on any worker count "
                          "(default: 0)")

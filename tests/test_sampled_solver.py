@@ -12,7 +12,7 @@ import distcfr
 from distcfr.engine.kernels import sampled_kernel
 from distcfr.evaluate.class_strategy import load_class_strategy
 from distcfr.solve.checkpoint import SampledCheckpoint
-from distcfr.solve.sampled_solver import SampledSolver
+from distcfr.solve.sampled_solver import SampledSolver, default_deal_shares
 from distcfr.train import main
 
 SMALL = "draw27(ranks=6,suits=2,hand=2,stacks=2:3:1)"
@@ -142,9 +142,8 @@ def test_the_real_five_card_game_runs(tmp_path):
     out = tmp_path / "f.msgpack"
     # no refinement round: the real game's final bracket in half a minute (one round takes a minute more of
     # CI at 2 per class, two take 4 minutes); the rounds are held to the exact figure on small decks
-    # the button's half on 4 deals per batch deal, as docs/SAMPLED.md advises for this game
+    # the button's half on 4 deals per batch deal: the default on a deck of this many classes (not set here)
     assert main(["--game", "draw27(ranks=13,suits=4,hand=5,stacks=10)", "--iterations", "2", "--batch", "2000",
-                 "--deal-shares", "4:1",
                  "--bracket-samples", "2", "--bracket-rounds", "0", "--workers", "0", "--quiet", "--out", str(out),
                  "--summary-json", str(summary)]) == 0
     data = json.loads(summary.read_text())
@@ -378,6 +377,16 @@ def test_deal_shares_give_each_players_half_its_deals(monkeypatch):
     assert solver.visits(0).sum() == 4 * 900 and solver.visits(1).sum() == 4 * 300
     assert solver.visits(0).min() == 4 * 900 // 280 and solver.visits(1).max() == -(-4 * 300 // 280)
     assert solve((2, 2), 150)[1] == solve((1, 1), 300)[1] != bits
+
+
+def test_the_default_deal_shares_follow_the_decks_classes():
+    # 4:1 from 1,250 hand classes (the default batch is 8 deals per class there: 4 and 5 cards from 52),
+    # 1:1 below, whatever the batch; a small deck's solver takes 1:1 and halves of its batch
+    assert default_deal_shares(sampled_kernel(distcfr.load_game("draw27(ranks=13,suits=4,hand=4,stacks=10)"))) == (4, 1)
+    assert default_deal_shares(sampled_kernel(distcfr.load_game("draw27(ranks=13,suits=2,hand=3,stacks=10)"))) == (4, 1)
+    assert default_deal_shares(sampled_kernel(distcfr.load_game("draw27(ranks=10,suits=4,hand=3,stacks=10)"))) == (1, 1)
+    solver = SampledSolver(distcfr.load_game("draw27(ranks=8,suits=2,hand=3,stacks=10)"), batch=300, seed=0, shards=2)
+    assert solver.deal_shares == (1, 1) and solver.halves == (300, 300)
 
 
 def test_deal_shares_are_kept_by_checkpoints_and_resume_bitwise(tmp_path):

@@ -41,10 +41,12 @@ DEFAULT_BATCH = 10_000  # deals per half-iteration at least; 100 to 10,000 gave 
 BATCH_PER_CLASS = 8  # and at least this many per hand class: see default_batch
 DEFAULT_SHARDS = 32  # blocks of hand classes: the most workers a run can use
 MAX_DEAL_SHARE = 64  # a player's half draws at most this many deals per deal of the batch
-# (button, big blind) deals per deal of the batch when none are given: the button's average strategy lags
-# the big blind's on the same deals, and on 5 cards from 52 its deals are cheap, so 4:1 settles an hour's
-# values there; on small decks its deals cost as much as the big blind's and 1:1 does better (docs/SAMPLED.md)
-DEFAULT_DEAL_SHARES = (1, 1)
+# (button, big blind) deals per deal of the batch when none are given (default_deal_shares): the button's
+# average strategy lags the big blind's on the same deals. Where the default batch holds only BATCH_PER_CLASS
+# deals per hand class, a half-iteration's cost is mostly per class (regret matching, the rows' trips), the
+# button's further deals cost little, and 4:1 settles the values (5 cards from 52: the hour's largest move
+# 3.68 -> 1.27 mBB); on smaller decks a deal costs as much for either player and 1:1 did better (docs/SAMPLED.md)
+FEW_DEALS_PER_CLASS_SHARES, MANY_DEALS_PER_CLASS_SHARES = (4, 1), (1, 1)
 
 
 def check_deal_shares(shares) -> tuple[int, int]:
@@ -61,6 +63,14 @@ def check_deal_shares(shares) -> tuple[int, int]:
     return pair
 
 
+def default_deal_shares(kernel) -> tuple[int, int]:
+    """(button, big blind) deals per deal of the batch when none are given: 4:1 on decks whose default
+    batch holds BATCH_PER_CLASS deals per hand class (DEFAULT_BATCH / BATCH_PER_CLASS = 1,250 classes or
+    more: 4 or 5 cards from 52), 1:1 on smaller ones. The deck decides, not the batch."""
+    many = BATCH_PER_CLASS * kernel.n_classes < DEFAULT_BATCH
+    return MANY_DEALS_PER_CLASS_SHARES if many else FEW_DEALS_PER_CLASS_SHARES
+
+
 def default_batch(kernel) -> int:
     """Deals per half-iteration when none is given: several per hand class, so that the fixed
     cost of a half-iteration per class (regret matching, the strategy's trip) stays small."""
@@ -72,7 +82,7 @@ class SampledSolver(SolverLifetime):
     is the number of class blocks the hand classes are cut into; ``shard_set`` is a factory
     ``(spec, n_blocks, seed, halves) -> class-block set`` (in-process by default; halves: the deals of
     the button's and the big blind's half-iterations). ``deal_shares`` (button, big blind): each
-    player's half draws its share times ``batch`` deals (default: ``DEFAULT_DEAL_SHARES``). Keeps the solver
+    player's half draws its share times ``batch`` deals (default: :func:`default_deal_shares`). Keeps the solver
     contract (distcfr.solve.contract)."""
 
     mode = "sampled"
@@ -90,7 +100,7 @@ class SampledSolver(SolverLifetime):
         if not 0 <= seed < 2**63:
             raise BadParameter(f"the seed must be between 0 and 2^63 - 1, got {seed}")
         self.game, self.batch, self.seed = game, batch, seed
-        self.deal_shares = check_deal_shares(DEFAULT_DEAL_SHARES if deal_shares is None else deal_shares)
+        self.deal_shares = check_deal_shares(default_deal_shares(self.kernel) if deal_shares is None else deal_shares)
         self.halves = (batch * self.deal_shares[0], batch * self.deal_shares[1])  # deals of each player's half
         self.n_shards = shards or min(self.kernel.n_classes, DEFAULT_SHARDS)
         self.updates = "alternating"
