@@ -109,6 +109,8 @@ def plot(runs: list[dict], path: str) -> None:
 
 
 def main() -> None:
+    from distcfr.train import parse_deal_shares
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", default=GAME)
     parser.add_argument("--workers", type=int, default=2)
@@ -118,7 +120,7 @@ def main() -> None:
     parser.add_argument("--algorithm", default="auto")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--batch-per-class", type=int, help="training deals per hand class per half-iteration")
-    parser.add_argument("--deal-shares", type=lambda text: tuple(int(x) for x in text.split(":")), metavar="A:B",
+    parser.add_argument("--deal-shares", type=parse_deal_shares, metavar="A:B",
                         help="the button's, the big blind's deals per deal of the batch (default: the solver's)")
     parser.add_argument("--json")
     parser.add_argument("--plot")

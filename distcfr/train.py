@@ -64,8 +64,9 @@ _bracket_rounds = whole_number(0, "0 (no refinement) or more", MAX_BRACKET_ROUND
                                " (a round draws 4x all a close class had: the 4th, 500x its first samples)")
 
 
-def _deal_shares(text: str) -> tuple[int, int]:
-    """``A:B``: the button's half draws A deals per deal of the batch, the big blind's B."""
+def parse_deal_shares(text: str) -> tuple[int, int]:
+    """``A:B`` (``--deal-shares``): the button's half draws A deals per deal of the batch, the big
+    blind's B; argparse's error (one line) unless two whole numbers the solver accepts."""
     parts = text.split(":")
     if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
         raise argparse.ArgumentTypeError(f"not BUTTON:BIG_BLIND (two whole numbers, e.g. 4:1): {text!r}")
@@ -139,7 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
     sampled.add_argument("--batch", type=_positive_int, metavar="N",
                          help=f"sampled deals per player update (default: {BATCH_PER_CLASS} per hand class, "
                          f"at least {DEFAULT_BATCH:,}: 1,075,672 for 5 cards from 52)")
-    sampled.add_argument("--deal-shares", type=_deal_shares, metavar="A:B",
+    sampled.add_argument("--deal-shares", type=parse_deal_shares, metavar="A:B",
                          help="the button's half-iteration draws A deals per deal of the batch, the big blind's B "
                          f"(default: 4:1 on decks of {DEFAULT_BATCH // BATCH_PER_CLASS:,} hand classes or more, "
                          "such as 5 cards from 52, where the button's further deals cost little and settle its "

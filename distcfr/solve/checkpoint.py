@@ -24,6 +24,7 @@ from distcfr.io.sampled_checkpoint import chunks as table_chunks
 from distcfr.io.schema import file_format, game_dims
 
 TABLES = ("regrets", "sums", "sigma", "prediction")
+SHARES_OF_FILES_WITHOUT_THEM = (1, 1)  # sampled checkpoints written before deal shares: 1:1, whatever the default
 __all__ = ["TABLES", "UPDATES", "Checkpoint", "SampledCheckpoint", "load_checkpoint"]
 
 
@@ -129,7 +130,7 @@ class SampledCheckpoint:
     phase: int
     source: object = None  # a sampled shard set
     path: object = None
-    deal_shares: tuple[int, int] = (1, 1)  # (button, big blind) deals per deal of the batch (files before: 1:1)
+    deal_shares: tuple[int, int] = SHARES_OF_FILES_WITHOUT_THEM  # (button, big blind) deals per deal of the batch
     mode = "sampled"
     updates = "alternating"
 
@@ -189,7 +190,8 @@ class SampledCheckpoint:
         if not 1 <= fields["shards"] <= kernel.n_classes:
             raise BadFile(f"{path}: {fields['shards']} shards for {kernel.n_classes} hand classes")
         ints = [fields[k] for k in ("seed", "batch", "shards", "iteration", "phase")]
-        return cls(game.spec, rule, *ints, path=path, deal_shares=tuple(fields.get("deal_shares") or (1, 1)))
+        shares = tuple(fields.get("deal_shares") or SHARES_OF_FILES_WITHOUT_THEM)
+        return cls(game.spec, rule, *ints, path=path, deal_shares=shares)
 
 
 def load_checkpoint(path) -> Checkpoint | SampledCheckpoint:

@@ -24,7 +24,7 @@ from distcfr.errors import BadParameter
 from distcfr.games.base import Game
 from distcfr.games.registry import load_game
 from distcfr.solve.checkpoint import Checkpoint, SampledCheckpoint
-from distcfr.solve.sampled_solver import SampledSolver, check_deal_shares
+from distcfr.solve.sampled_solver import SampledSolver
 from distcfr.solve.solver import Solver
 
 # "auto" workers: a half-iteration shorter than this is not worth Ray's round trips and start-up
@@ -188,8 +188,6 @@ def open_solver(game: Game | str, *, sampling: bool | None = None, workers: int 
         given = sorted(k for k, v in rule_params.items() if v is not None)
         if given:
             raise BadParameter(f"{', '.join(given)}: no parameter applies to a sampled solve's rule")
-        if deal_shares is not None:
-            check_deal_shares(deal_shares)  # before any worker starts
         return _started(launch, lambda: SampledSolver(game, algorithm, batch, 0 if seed is None else seed, shards,
                                                       shard_set=launch.sampled, deal_shares=deal_shares))
     if batch is not None or seed is not None or deal_shares is not None:
