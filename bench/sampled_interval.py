@@ -11,7 +11,8 @@ response's gate in standard errors, ``off`` for none: ``8000:4:1:off``; the libr
 otherwise): how many seeds'
 intervals contain the exact exploitability, the median and largest ratio upper end / exact, the
 median lower end / exact, the median lower and upper ends, and the bracket's cost (CPU seconds of
-this process, deals drawn).
+this process, deals drawn). The run's latest iterate is scored as a response too, as a run's own
+bracket does (``--no-latest``: only the bracket's best response, as a strategy file's).
 
     python bench/sampled_interval.py --cost "draw27(ranks=13,suits=4,hand=5,stacks=10)" [--per-class 14]
 
@@ -39,9 +40,9 @@ CONFIGS = ("draw27(ranks=8,suits=2,hand=3,stacks=10)", "draw27(ranks=13,suits=1,
 
 
 def measure(kernel, tables, seed: int, per_class: int, refine: int, stubs: int = 1, gate: float | None = None,
-            rounds: int | None = None) -> dict:
+            rounds: int | None = None, latest: dict | None = None) -> dict:
     """One bracket of ``tables``: its interval, CPU seconds and deals (``gate``, ``rounds``: the library's
-    unless given)."""
+    unless given; ``latest``: the run's latest iterate, scored as a response too where the library can)."""
     from distcfr.evaluate.sampled import exploitability_bracket
 
     takes = inspect.signature(exploitability_bracket).parameters
@@ -52,13 +53,18 @@ def measure(kernel, tables, seed: int, per_class: int, refine: int, stubs: int =
         options["gate"] = gate
     if rounds is not None:
         options["rounds"] = rounds
+    if latest is not None and "latest" in takes:
+        options["latest"] = latest
     started = time.process_time()
     b = exploitability_bracket(kernel, tables, seed, per_class, **options)
     cpu = time.process_time() - started
     low, high = b.interval()
     deals = 2 * 2 * kernel.n_classes * per_class + getattr(b, "extra_deals", 0)  # 2 players x 2 sets
+    latest_est = getattr(b, "latest_low", None)
     return {"low": float(low[0]), "high": float(high[0]), "low_est": float(b.low[0]), "high_est": float(b.high[0]),
-            "high_se": float(b.high_se[0]), "low_se": float(b.low_se[0]), "cpu_s": cpu, "deals": int(deals)}
+            "high_se": float(b.high_se[0]), "low_se": float(b.low_se[0]), "cpu_s": cpu, "deals": int(deals),
+            "latest_est": None if latest_est is None else float(latest_est[0]),
+            "latest_se": None if latest_est is None else float(b.latest_low_se[0])}
 
 
 def cost(spec: str, per_class: int, classes: int = 1_000) -> None:
@@ -142,6 +148,8 @@ def main() -> None:
                         help="brackets as deals per class:refinement (0: none)[x rounds][:stubs a deal[:gate]], "
                              "','-separated")
     parser.add_argument("--json", help="write every seed's figures here")
+    parser.add_argument("--no-latest", action="store_true",
+                        help="score only the bracket's best response for the lower end, not the run's latest iterate")
     parser.add_argument("--cost", help="a game spec: time the refinement there instead (see above)")
     parser.add_argument("--per-class", type=int, default=14, help="deals per class of --cost")
     parser.add_argument("--curse", help="a game spec: try the curse's correction there instead (see above)")
@@ -162,10 +170,12 @@ def main() -> None:
         kernel = sampled_kernel(game)
         rows = []
         for seed in range(args.seeds):
-            strategy = SampledSolver(game, seed=seed, shards=1).solve(args.iterations)
+            solver = SampledSolver(game, seed=seed, shards=1)
+            strategy = solver.solve(args.iterations)
+            latest = solver.latest_strategy() if hasattr(solver, "latest_strategy") and not args.no_latest else None
             exact = float(strategy.to_exact().exploitability_per_variant()[0])
             for per_class, refine, stubs, gate, rounds in settings:
-                row = measure(kernel, strategy.tables, 10_000 + seed, per_class, refine, stubs, gate, rounds)
+                row = measure(kernel, strategy.tables, 10_000 + seed, per_class, refine, stubs, gate, rounds, latest)
                 rows.append({"seed": seed, "exact": exact, "per_class": per_class, "refine": refine,
                              "stubs": stubs, "gate": gate, "rounds": rounds, **row})
         out.append({"config": spec, "iterations": args.iterations, "rows": rows})

@@ -174,3 +174,51 @@ def test_the_scored_response_keeps_the_profile_where_its_gain_is_not_shown(solve
     assert (low_se[GATE_Z] < low_se[-np.inf] / 3).all(), low_se
     low_end = {gate: np.mean([b.interval()[0] for b in brackets], axis=0) for gate, brackets in got.items()}
     assert (low_end[GATE_Z] > low_end[-np.inf]).all() and (low_end[GATE_Z] > 0).all(), low_end
+
+
+@pytest.fixture(scope="module")
+def solved_with_latest():
+    """A short sampled solve of a tiny deck, its latest iterate, and the exact gain of that iterate as each
+    player's response to the average (button payoff) beside the exact exploitability."""
+    from distcfr.evaluate.class_strategy import ClassStrategy
+    from distcfr.games.registry import load_game
+    from distcfr.solve.sampled_solver import SampledSolver
+
+    game = load_game("draw27(ranks=6,suits=2,hand=2,stacks=2:5:3)")
+    solver = SampledSolver(game, batch=400, seed=3, shards=2)
+    avg = solver.solve(60)
+    latest = solver.latest_strategy()
+    value = avg.to_exact().value_per_variant
+    gains = []
+    for player in (0, 1):
+        mine = {b.name for b in avg.kernel.blocks if b.player == player}
+        profile = {name: (latest[name] if name in mine else table).astype(np.float64)
+                   for name, table in avg.tables.items()}
+        gains.append((1 - 2 * player) * (ClassStrategy(game, profile).to_exact().value_per_variant - value))
+    return avg, latest, np.array(gains), avg.exact_exploitability()
+
+
+def test_the_latest_iterate_scored_as_a_response_is_unbiased(solved_with_latest):
+    avg, latest, gains, exact = solved_with_latest
+    kernel = avg.kernel
+    for player in (0, 1):
+        sums = [bracket_chunk(kernel, avg.tables, seed, 4000, player, 0, kernel.n_classes, refine=0, latest=latest)
+                for seed in range(SEEDS)]
+        estimate = (1 - 2 * player) * np.mean([s[7] for s in sums], axis=0)  # in the player's own payoff
+        se = np.sqrt(np.sum([s[8] for s in sums], axis=0)) / SEEDS
+        assert (se > 0).all() and (np.abs(estimate - gains[player]) < 4 * se).all(), (player, estimate, gains, se)
+        assert (gains[player] > 4 * se).any()  # it gains more than the noise: an estimate of 0 would fail
+        plain = bracket_chunk(kernel, avg.tables, 0, 4000, player, 0, kernel.n_classes, refine=0)
+        assert np.array_equal(plain[:7], sums[0][:7]) and not plain[7:].any()  # it changes nothing else
+
+
+def test_the_interval_with_the_latest_iterate_holds_the_exact_exploitability(solved_with_latest):
+    avg, latest, gains, exact = solved_with_latest
+    for seed in range(SEEDS):
+        both, alone = avg.bracket(200, seed=seed, latest=latest), avg.bracket(200, seed=seed)
+        low, high = both.interval()
+        assert (low <= exact).all() and (exact <= high).all(), (seed, low, high, exact)
+        assert np.array_equal(high, alone.interval()[1]) and alone.latest_low is None  # the upper end is the same
+        # the lower end is the larger of the two lower estimates, each less 2.241 of its standard errors
+        assert np.array_equal(low, np.maximum(np.maximum(both.low - 2.241 * both.low_se,
+                                                         both.latest_low - 2.241 * both.latest_low_se), 0))

@@ -302,6 +302,9 @@ def test_progress_brackets_are_off_where_a_bracket_does_not_fit_beside_the_worke
     data = json.loads(summary.read_text())
     assert data["bracket_history"] == [] and data["settling"] is None  # no readings either: they need the room
     assert 0 <= data["exploitability_ci"][0] < data["exploitability_ci"][1]
+    for stack in data["per_variant"]:  # the final bracket scored the latest iterate too, with its standard error
+        gain, se = stack["latest_iterate_estimate"]
+        assert se > 0 and stack["exploitability_ci"][0] >= max(gain - 2.241 * se, 0)
     assert main(["--game", SMALL, "--sampling", "--batch", "400", "--shards", "4", "--iterations", "20",
                  "--target-exploitability", "0.1", "--out", str(tmp_path / "t.msgpack")]) == 2
     assert "needs a bracket beside the workers" in capsys.readouterr().err
@@ -316,11 +319,12 @@ def test_the_workers_bracket_and_value_reading_are_the_gathered_strategys_bit_fo
 
     with SampledSolver(distcfr.load_game(SMALL), batch=400, seed=3, shards=5, shard_set=Launch(3).sampled) as solver:
         solver.solve(iterations=6)
-        spread, gathered = solver.bracket(30), solver.average_strategy().bracket(30)
-        one_round = solver.bracket(30, rounds=1), solver.average_strategy().bracket(30, rounds=1)
+        latest = solver.latest_strategy()  # the latest iterate the workers publish for the bracket to score
+        spread, gathered = solver.bracket(30), solver.average_strategy().bracket(30, latest=latest)
+        one_round = solver.bracket(30, rounds=1), solver.average_strategy().bracket(30, rounds=1, latest=latest)
         readings = solver.values(30), solver.average_strategy().values(30)  # value readings: the same way
     assert [x.tobytes() for x in readings[0]] == [x.tobytes() for x in readings[1]]
-    for field in ("low", "low_se", "high", "high_se", "value", "value_se"):
+    for field in ("low", "low_se", "high", "high_se", "value", "value_se", "latest_low", "latest_low_se"):
         assert getattr(spread, field).tobytes() == getattr(gathered, field).tobytes(), field
         assert getattr(one_round[0], field).tobytes() == getattr(one_round[1], field).tobytes(), field
     assert spread.extra_deals == gathered.extra_deals > one_round[0].extra_deals == one_round[1].extra_deals > 0

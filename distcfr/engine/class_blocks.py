@@ -324,18 +324,27 @@ class ClassBlockGroup:
     def publish_average(self) -> StrategyRows:
         """The average strategy of this group's rows, every block, as float16 (the values of
         :meth:`average`), published ``PUBLISH_ROWS`` rows at a time for the others to read."""
+        return self._publish_all("average", self.sums)
+
+    def publish_latest(self) -> StrategyRows:
+        """The latest iterate of this group's rows (regret matching on the regrets: the strategy the
+        next iteration would play), every block, as float16, published like :meth:`publish_average`."""
+        return self._publish_all("latest", self.regrets)
+
+    def _publish_all(self, use: str, tables: dict) -> StrategyRows:
         firsts = list(range(self.lo, self.hi, PUBLISH_ROWS))
-        chunks = {name: [self._publish_rows("average", self.sums, name, f, np.float16) for f in firsts]
-                  for name in self.sums}
+        chunks = {name: [self._publish_rows(use, tables, name, f, np.float16) for f in firsts] for name in tables}
         return StrategyRows(firsts, self.hi, chunks)
 
     def bracket_sums(self, seed: int, per_class: int, rounds: int, player: int, chunks: list[tuple[int, int]],
-                     *averages: StrategyRows) -> list[np.ndarray]:
+                     *published: StrategyRows) -> list[np.ndarray]:
         """The bracket's sums of ``player`` for these class ranges (:func:`~distcfr.engine.sampled_bracket.
-        bracket_chunk`, ``rounds`` refinement rounds), against the average strategy of every group
-        (``averages``, in row order)."""
-        sigma = self._read_average(averages)
-        return [bracket_chunk(self.kernel, sigma, seed, per_class, player, first, stop, rounds=rounds)
+        bracket_chunk`, ``rounds`` refinement rounds), against the average strategy of every group, with
+        the latest iterate scored as a response too (``published``: every group's average, then every
+        group's latest iterate, each in row order)."""
+        sigma, latest = (self._read_average(part) for part in (published[:len(published) // 2],
+                                                                published[len(published) // 2:]))
+        return [bracket_chunk(self.kernel, sigma, seed, per_class, player, first, stop, rounds=rounds, latest=latest)
                 for first, stop in chunks]
 
     def value_sums(self, seed: int, per_class: int, chunks: list[tuple[int, int]],
@@ -346,7 +355,7 @@ class ClassBlockGroup:
         return [value_chunk(self.kernel, sigma, seed, per_class, first, stop) for first, stop in chunks]
 
     def _read_average(self, averages: tuple[StrategyRows, ...]) -> dict[str, RowTable]:
-        """{block: RowTable} of every group's published average strategy, read where it lies."""
+        """{block: RowTable} of every group's published strategy rows (average or latest), read where they lie."""
         parts = self.fetch(list(averages))
         firsts = [f for p in parts for f in p.firsts] + [parts[-1].stop]
         return {b.name: RowTable(firsts, [c for p in parts for c in p.chunks[b.name]]) for b in self.kernel.blocks}
@@ -398,12 +407,13 @@ class ClassBlockSetBase:
 
     def bracket_sums(self, seed: int, per_class: int, chunks: list[tuple[int, int]],
                      rounds: int = REFINE_ROUNDS) -> list[np.ndarray]:
-        """Each player's (7, B) sums of the exploitability bracket of the average strategy
+        """Each player's (9, B) sums of the exploitability bracket of the average strategy, the latest
+        iterate scored as a response too
         (distcfr.engine.sampled_bracket; distcfr.evaluate.sampled ``bracket_from_sums`` makes the
         bracket), its chunks spread over the groups, each reading the average where it lies: the
         same bits as the bracket of the gathered average, whatever the number of groups."""
-        averages = self._gather_averages()
-        return [self._on_groups(chunks, "bracket_sums", seed, per_class, rounds, player, averages=averages)
+        published = self._gather_averages() + self._gather("publish_latest")
+        return [self._on_groups(chunks, "bracket_sums", seed, per_class, rounds, player, averages=published)
                 for player in (0, 1)]
 
     def value_sums(self, seed: int, per_class: int, chunks: list[tuple[int, int]]) -> np.ndarray:

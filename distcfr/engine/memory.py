@@ -176,9 +176,9 @@ def sampled_estimate(kernel, batch: int, n_shards: int, workers: int) -> MemoryE
     cluster also its half's deals, drawn ahead, and the other nodes' rows they read); the
     current strategy (float32, every class) lies once in the object store, counted with the
     coordinator, which streams checkpoints a few chunks at a time. A bracket adds the float16
-    average strategy, published by the workers for each other to read. At the end of a run the
-    current strategy is let go before the final bracket, and the average then gathered (twice
-    its size while its parts are joined) fits in its place."""
+    average strategy and latest iterate, published by the workers for each other to read. At the
+    end of a run the current strategy is let go before the final bracket, and the average then
+    gathered (twice its size while its parts are joined) fits in its place."""
     per_class = sum(int(np.prod(b.shape)) for b in kernel.blocks)  # table cells per hand class
     strategy = kernel.n_classes * per_class * 4
     rows = -(-kernel.n_classes // max(workers, 1))
@@ -192,5 +192,5 @@ def sampled_estimate(kernel, batch: int, n_shards: int, workers: int) -> MemoryE
         player_cells = max(sum(int(np.prod(b.shape)) for b in kernel.blocks if b.player == p) for p in (0, 1))
         per_worker += deals * kernel.deal_width * 6 + min(kernel.n_classes - rows, deals) * player_cells * 4
     coordinator = strategy + CHECKPOINT_STREAM
-    bracket = strategy // 2  # the float16 average, published by the workers beside the current strategy
+    bracket = strategy  # the float16 average and latest iterate, published by the workers beside the current strategy
     return MemoryEstimate(coordinator, 0, per_worker, workers, 0, bracket)

@@ -126,12 +126,14 @@ def gate_response(game, profile: dict, sigma: dict, player: int, rows: np.ndarra
 
 def bracket_chunk(game, sigma: dict, seed: int, per_class: int, player: int, first: int,
                   stop: int, refine: int = REFINE, stubs: int = BRACKET_STUBS, gate: float = GATE_Z,
-                  rounds: int = REFINE_ROUNDS) -> np.ndarray:
-    """(7, B): what classes [first, stop) of ``player`` add to the bracket's sums: the hand-weighted
+                  rounds: int = REFINE_ROUNDS, latest: dict | None = None) -> np.ndarray:
+    """(9, B): what classes [first, stop) of ``player`` add to the bracket's sums: the hand-weighted
     mean and variance of its best response's in-sample gain over the profile (button payoff: the
     best response's value less the profile's on the same deals, whose noise mostly cancels), of the
     same best response's gain on independent deals, and (player 0) of the profile's own value; then
-    the refinement deals drawn.
+    the refinement deals drawn; then (zeros without ``latest``) the mean and variance of the gain on
+    the same independent deals of ``latest``, the player's rows of a strategy chosen without any
+    bracket deal (a run's latest iterate: it has seen all of the run's deals).
     A class whose best response is close (:func:`close_classes`) chooses it again on ``refine`` x
     ``per_class`` more deals of its own stream (:func:`refine_deals`) with the first ones, and its
     in-sample value is taken on them all: less of the optimizer's curse where it is largest; a class
@@ -142,6 +144,9 @@ def bracket_chunk(game, sigma: dict, seed: int, per_class: int, player: int, fir
     deal holds ``stubs`` stubs and is worth the mean over them (the stub is most of a deal's noise).
     ``sigma`` holds the average strategy's tables (arrays or RowTables); a class's numbers depend
     on its own deals and rows only, so chunks can be evaluated anywhere, in any groups."""
+    if latest is not None:  # the chunk's rows of the responder's latest iterate (a copy)
+        latest = {name: RowTable([first, stop], [np.asarray(latest[name][np.arange(first, stop)], np.float64)])
+                  for name in game.response_order[player]}
     weights = game.classes.hands_per_class[first:stop, None] / game.classes.hands_per_class.sum()
     rows = np.arange(first, stop)
     responder = {b.name: RowTable([first, stop], [sigma[b.name][rows]])  # (a gather: a copy)
@@ -180,12 +185,14 @@ def bracket_chunk(game, sigma: dict, seed: int, per_class: int, player: int, fir
     gate_response(game, profile, sigma, player, rows, *moments[0], gate)
     own = game.deal_values(sigma, score)
     moments.append(class_moments(game.deal_values(profile, score) - own, per_class))
-    if player == 0:
-        moments.append(class_moments(own, per_class))
-    out = np.zeros((7, len(game.stacks)))
-    for i, (mean, var) in enumerate(moments):
-        out[2 * i] = (weights * mean).sum(0)
-        out[2 * i + 1] = (weights**2 * var).sum(0)
+    moments.append(class_moments(own, per_class) if player == 0 else None)
+    if latest is not None:
+        moments.append(class_moments(game.deal_values({**sigma, **latest}, score) - own, per_class))
+    out = np.zeros((9, len(game.stacks)))
+    for i, (mean, var) in ((i, m) for i, m in enumerate(moments) if m is not None):
+        at = 2 * i + (i > 2)  # the refinement deals' row, 6, comes before the latest's
+        out[at] = (weights * mean).sum(0)
+        out[at + 1] = (weights**2 * var).sum(0)
     out[6] = extra
     return out
 

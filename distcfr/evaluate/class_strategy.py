@@ -42,14 +42,16 @@ class ClassStrategy:
         self.tables = tables
         self.meta = dict(meta or {})
 
-    def bracket(self, per_class: int | None = None, seed: int = BRACKET_SEED, rounds: int = REFINE_ROUNDS) -> Bracket:
+    def bracket(self, per_class: int | None = None, seed: int = BRACKET_SEED, rounds: int = REFINE_ROUNDS,
+                latest: dict[str, np.ndarray] | None = None) -> Bracket:
         """The sampled exploitability bracket per stack (BB per hand): best responses chosen on
         ``per_class`` deals per hand class and scored on as many independent ones (lower estimate),
         and their in-sample value (upper estimate), with standard errors; the profile value with its
         error. By default as many deals per class as fit in ``BRACKET_DEALS``; close classes choose
-        again on more deals in up to ``rounds`` rounds (0: none)."""
+        again on more deals in up to ``rounds`` rounds (0: none). ``latest`` (the run's latest iterate,
+        which a file does not keep) is scored as a response too: a second lower estimate."""
         return exploitability_bracket(self.kernel, self.tables, seed, per_class or default_per_class(self.kernel),
-                                      rounds=rounds)
+                                      rounds=rounds, latest=latest)
 
     def values(self, per_class: int, seed: int = BRACKET_SEED) -> tuple[np.ndarray, np.ndarray]:
         """(value, standard error) per stack, BB per hand: the button's value under this strategy on

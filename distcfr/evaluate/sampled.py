@@ -18,6 +18,7 @@ from distcfr.engine.sampled_bracket import (
 )
 
 Z95 = 1.96  # standard errors either side of a normal estimate's 95% interval
+Z95_OF_TWO = 2.241  # below the larger of two lower estimates: each at 1.25%, together at most 2.5% too high
 
 
 # ---- exploitability bracket ------------------------------------------------------------------------------
@@ -30,7 +31,10 @@ class Bracket:
     deals, so the deals' luck mostly cancels. ``*_se`` are standard errors. ``value``
     is the profile's button value; ``per_class`` the deals per hand class in each set; ``extra_deals``
     those drawn again for the classes whose best response was close, in at most ``rounds`` rounds (both
-    players: see distcfr.engine.sampled_bracket.bracket_chunk)."""
+    players: see distcfr.engine.sampled_bracket.bracket_chunk). A run's bracket also scores each player's
+    latest iterate as a response on the same independent deals (``latest_low``: a second lower estimate,
+    chosen from every deal of the run rather than a bracket's few; None where there is none, as for a
+    strategy file)."""
 
     low: np.ndarray
     low_se: np.ndarray
@@ -41,11 +45,18 @@ class Bracket:
     per_class: int
     extra_deals: int = 0
     rounds: int = REFINE_ROUNDS
+    latest_low: np.ndarray | None = None
+    latest_low_se: np.ndarray | None = None
 
     def interval(self) -> tuple[np.ndarray, np.ndarray]:
         """Per stack, the 95% interval the bracket reports: the lower estimate less 1.96 standard
-        errors (at least 0), the upper estimate plus 1.96 (its upper end: what a target is held to)."""
-        return np.maximum(self.low - Z95 * self.low_se, 0.0), self.high + Z95 * self.high_se
+        errors (at least 0; with the latest iterate's, the larger of the two less 2.241 of its own),
+        the upper estimate plus 1.96 (its upper end: what a target is held to)."""
+        if self.latest_low is None:
+            low = self.low - Z95 * self.low_se
+        else:
+            low = np.maximum(self.low - Z95_OF_TWO * self.low_se, self.latest_low - Z95_OF_TWO * self.latest_low_se)
+        return np.maximum(low, 0.0), self.high + Z95 * self.high_se
 
     def resolution(self) -> np.ndarray:
         """Per stack, how far above the strategy's exploitability the upper end sits at these
@@ -55,30 +66,34 @@ class Bracket:
         return np.maximum(self.high - self.low, 0.0) + Z95 * self.high_se
 
 
-def bracket_from_sums(sums: list[np.ndarray], per_class: int, rounds: int = REFINE_ROUNDS) -> Bracket:
-    """The bracket from each player's (7, B) chunk total (see :func:`bracket_chunk`)."""
+def bracket_from_sums(sums: list[np.ndarray], per_class: int, rounds: int = REFINE_ROUNDS,
+                      latest: bool = False) -> Bracket:
+    """The bracket from each player's (9, B) chunk total (see :func:`bracket_chunk`; ``latest``: it
+    scored a latest iterate)."""
     def gap(i):  # (BR1 + BR2) / 2 and its standard error, each best response in its own payoff
         return (sums[0][i] - sums[1][i]) / 2, np.sqrt(sums[0][i + 1] + sums[1][i + 1]) / 2
 
     extra = int(sums[0][6][0] + sums[1][6][0])
-    return Bracket(*gap(2), *gap(0), sums[0][4], np.sqrt(sums[0][5]), per_class, extra, rounds)
+    return Bracket(*gap(2), *gap(0), sums[0][4], np.sqrt(sums[0][5]), per_class, extra, rounds,
+                   *(gap(7) if latest else (None, None)))
 
 
 def exploitability_bracket(game, sigma: dict[str, np.ndarray], seed: int, per_class: int,
                            refine: int = REFINE, stubs: int = BRACKET_STUBS, gate: float = GATE_Z,
-                           rounds: int = REFINE_ROUNDS) -> Bracket:
+                           rounds: int = REFINE_ROUNDS, latest: dict[str, np.ndarray] | None = None) -> Bracket:
     """Sampled exploitability bracket of ``sigma`` from, per player, two independent stratified sets of
     ``per_class`` deals per hand class: one to choose the player's best response (and score it in-sample:
     ``high``), one to score it (``low``) and the profile itself (``value``); classes whose best
     response is close choose it again on ``refine`` times more deals (0: not), up to ``rounds``
     times while they stay close; every deal holds ``stubs`` stubs; the scored response keeps the
-    profile's play where its in-sample gain is within ``gate`` standard errors of zero. In this
-    process; a sampled solve's shards evaluate the same chunks where its rows lie (same bits)."""
+    profile's play where its in-sample gain is within ``gate`` standard errors of zero; ``latest``
+    (both players' tables) is scored as a response too. In this process; a sampled solve's shards
+    evaluate the same chunks where its rows lie (same bits)."""
     chunks = bracket_chunks(game, per_class)
     return bracket_from_sums([chunk_total(bracket_chunk(game, sigma, seed, per_class, player, first, stop, refine,
-                                                        stubs, gate, rounds)
+                                                        stubs, gate, rounds, latest)
                                           for first, stop in chunks) for player in (0, 1)], per_class,
-                             rounds if refine > 0 else 0)
+                             rounds if refine > 0 else 0, latest is not None)
 
 
-__all__ = ["Z95", "Bracket", "bracket_from_sums", "exploitability_bracket"]
+__all__ = ["Z95", "Z95_OF_TWO", "Bracket", "bracket_from_sums", "exploitability_bracket"]

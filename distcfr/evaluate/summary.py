@@ -39,13 +39,17 @@ def exact_summary(game, solver, strategy, wall: float, iterations_run: int) -> d
 
 def sampled_summary(game, solver, bracket, wall: float, iterations_run: int, deals_run: int) -> dict:
     """The summary of a sampled run. ``exploitability`` is the bracket's upper estimate (the
-    honest side); ``exploitability_ci`` spans both estimates widened by 1.96 standard errors."""
+    honest side); ``exploitability_ci`` spans the larger lower estimate and the upper one, widened by
+    their standard errors (:meth:`~distcfr.evaluate.sampled.Bracket.interval`); per stack,
+    ``latest_iterate_estimate`` is the latest iterate's gain as a response, with its standard error."""
     low, high = bracket.interval()
     visits = np.minimum(solver.visits(0), solver.visits(1))
     per_variant = [{"variant": label, "value": float(bracket.value[i]), "value_se": float(bracket.value_se[i]),
                     "exploitability": float(bracket.high[i]),
                     "exploitability_ci": [float(low[i]), float(high[i])],
-                    "exploitability_estimates": [float(bracket.low[i]), float(bracket.high[i])]}
+                    "exploitability_estimates": [float(bracket.low[i]), float(bracket.high[i])],
+                    "latest_iterate_estimate": None if bracket.latest_low is None else
+                    [float(bracket.latest_low[i]), float(bracket.latest_low_se[i])]}
                    for i, label in enumerate(game.variant_labels)]
     return {
         "game": game.spec, "mode": "sampled", "unit": game.unit, "value_of": game.seats[0],

@@ -13,8 +13,8 @@ KIND = "distcfr-class-strategy"
 VERSION = 2  # 2: sealed by checksums (io.schema.seal), evaluation declared; 1 is still read, unchecked
 
 # one stack's evaluation: the bracket's value and its standard error, its upper estimate, the 95% interval
-# and both estimates, and where the run enumerated the game the exact exploitability (BB per hand);
-# every key but the stack's label optional
+# and both estimates, the latest iterate's gain as a response with its standard error, and where the run
+# enumerated the game the exact exploitability (BB per hand); every key but the stack's label optional
 EVALUATION = {
     "variant": Str("label_bytes"),
     "value": Opt(Float()),
@@ -22,6 +22,7 @@ EVALUATION = {
     "exploitability": Opt(Float()),
     "exploitability_ci": Opt(List(Float(), length=2)),
     "exploitability_estimates": Opt(List(Float(), length=2)),
+    "latest_iterate_estimate": Opt(List(Float(), length=2)),
     "exploitability_exact": Opt(Float()),
 }
 

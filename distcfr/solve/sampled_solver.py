@@ -24,7 +24,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from distcfr.engine.class_blocks import TABLE_DTYPE, LocalClassBlocks, class_visits
+from distcfr.engine.class_blocks import TABLE_DTYPE, LocalClassBlocks, class_visits, regret_matching_rows
 from distcfr.engine.kernels import sampled_kernel
 from distcfr.engine.rules import sampled_rule
 from distcfr.engine.sampled_bracket import REFINE_ROUNDS, bracket_chunks
@@ -161,12 +161,12 @@ class SampledSolver(SolverLifetime):
     def bracket(self, per_class: int | None = None, seed: int = BRACKET_SEED,
                 rounds: int = REFINE_ROUNDS) -> Bracket:
         """The exploitability bracket of the average strategy (as :meth:`ClassStrategy.bracket
-        <distcfr.evaluate.class_strategy.ClassStrategy.bracket>`, the same bits), evaluated by the
-        shards where the rows lie: no table is gathered."""
+        <distcfr.evaluate.class_strategy.ClassStrategy.bracket>` given :meth:`latest_strategy`, the same
+        bits), evaluated by the shards where the rows lie: no table is gathered."""
         self._settle()
         per_class = per_class or default_per_class(self.kernel)
         sums = self.shards.bracket_sums(seed, per_class, bracket_chunks(self.kernel, per_class), rounds)
-        return bracket_from_sums(sums, per_class, rounds)
+        return bracket_from_sums(sums, per_class, rounds, latest=True)
 
     def values(self, per_class: int, seed: int = BRACKET_SEED) -> tuple[np.ndarray, np.ndarray]:
         """(value, standard error) per stack, BB per hand: the button's value under the average
@@ -182,6 +182,12 @@ class SampledSolver(SolverLifetime):
         further iteration publishes it again."""
         self._settle()
         self.shards.release_strategy()
+
+    def latest_strategy(self) -> dict[str, np.ndarray]:
+        """{block: (C, ...) float16} the latest iterate as the bracket scores it (regret matching on the
+        regrets, rounded as published); gathers every table (small games: tests and benches)."""
+        self._settle()
+        return {name: regret_matching_rows(table, np.float16) for name, table in self.shards.tables()[0].items()}
 
     def current_strategy(self) -> dict[str, np.ndarray]:
         """{block: (C, ...) float32} the strategy of the latest iteration."""
