@@ -342,7 +342,7 @@ class ClassBlockGroup:
         bracket_chunk`, ``rounds`` refinement rounds), against the average strategy of every group, with
         the latest iterate scored as a response too (``published``: every group's average, then every
         group's latest iterate, each in row order)."""
-        sigma, latest = (self._read_average(part) for part in (published[:len(published) // 2],
+        sigma, latest = (self._read_published(part) for part in (published[:len(published) // 2],
                                                                 published[len(published) // 2:]))
         return [bracket_chunk(self.kernel, sigma, seed, per_class, player, first, stop, rounds=rounds, latest=latest)
                 for first, stop in chunks]
@@ -351,12 +351,12 @@ class ClassBlockGroup:
                    *averages: StrategyRows) -> list[np.ndarray]:
         """The value readings' sums for these class ranges (:func:`~distcfr.engine.sampled_bracket.
         value_chunk`) against the average strategy of every group (``averages``, in row order)."""
-        sigma = self._read_average(averages)
+        sigma = self._read_published(averages)
         return [value_chunk(self.kernel, sigma, seed, per_class, first, stop) for first, stop in chunks]
 
-    def _read_average(self, averages: tuple[StrategyRows, ...]) -> dict[str, RowTable]:
+    def _read_published(self, published: tuple[StrategyRows, ...]) -> dict[str, RowTable]:
         """{block: RowTable} of every group's published strategy rows (average or latest), read where they lie."""
-        parts = self.fetch(list(averages))
+        parts = self.fetch(list(published))
         firsts = [f for p in parts for f in p.firsts] + [parts[-1].stop]
         return {b.name: RowTable(firsts, [c for p in parts for c in p.chunks[b.name]]) for b in self.kernel.blocks}
 

@@ -185,12 +185,13 @@ def bracket_chunk(game, sigma: dict, seed: int, per_class: int, player: int, fir
     gate_response(game, profile, sigma, player, rows, *moments[0], gate)
     own = game.deal_values(sigma, score)
     moments.append(class_moments(game.deal_values(profile, score) - own, per_class))
-    moments.append(class_moments(own, per_class) if player == 0 else None)
+    rows_of = {0: moments[0], 2: moments[1]}  # each estimate's first row in the sums (mean, then variance)
+    if player == 0:
+        rows_of[4] = class_moments(own, per_class)
     if latest is not None:
-        moments.append(class_moments(game.deal_values({**sigma, **latest}, score) - own, per_class))
+        rows_of[7] = class_moments(game.deal_values({**sigma, **latest}, score) - own, per_class)
     out = np.zeros((9, len(game.stacks)))
-    for i, (mean, var) in ((i, m) for i, m in enumerate(moments) if m is not None):
-        at = 2 * i + (i > 2)  # the refinement deals' row, 6, comes before the latest's
+    for at, (mean, var) in rows_of.items():
         out[at] = (weights * mean).sum(0)
         out[at + 1] = (weights**2 * var).sum(0)
     out[6] = extra
