@@ -43,6 +43,8 @@ _BIN32, _UINT32 = 0xC6, 0xCE  # msgpack markers: bin with a 4-byte length, unsig
 _CHUNK_HEAD, _CHUNK_TAIL = 5, 5  # marker and length before the bytes; marker and CRC after them
 TABLE_DTYPES = ("<f4", "<f8")  # a sampled solver's tables (float32 unless asked otherwise)
 
+MAX_DEAL_SHARE = 64  # a player's half draws at most this many deals per deal of the batch (the solver checks it)
+
 SCHEMA = Schema(KIND, VERSION, header={"game": GAME_SPEC}, body={
     "rule": RULE,
     "seed": Int(0, 2**63 - 1),
@@ -50,8 +52,7 @@ SCHEMA = Schema(KIND, VERSION, header={"game": GAME_SPEC}, body={
     "shards": Int(1, 2**40),
     "iteration": Int(0, MAX_ITERATION),
     "phase": Int(0, 1),  # the player who updates next
-    # (button, big blind) deals per batch deal, each at most solve.sampled_solver.MAX_DEAL_SHARE; absent: (1, 1)
-    "deal_shares": Opt(List(Int(1, 64), length=2)),
+    "deal_shares": Opt(List(Int(1, MAX_DEAL_SHARE), length=2)),  # (button, big blind) deals per batch deal; absent: 1:1
     "dtype": Str(8, choices=TABLE_DTYPES),  # every table's
     "chunk_bytes": Int(1, 2**31),  # rows per chunk: max(1, chunk_bytes // bytes per row)
 })

@@ -32,6 +32,7 @@ from distcfr.errors import BadParameter
 from distcfr.evaluate.class_strategy import BRACKET_SEED, ClassStrategy, default_per_class
 from distcfr.evaluate.sampled import Bracket, bracket_from_sums
 from distcfr.games.registry import load_game
+from distcfr.io.sampled_checkpoint import MAX_DEAL_SHARE
 from distcfr.solve.checkpoint import SampledCheckpoint
 from distcfr.solve.contract import SolverLifetime
 from distcfr.solve.run import RunPlan, run
@@ -40,7 +41,6 @@ DEFAULT_RULE = "lcfr-flat"
 DEFAULT_BATCH = 10_000  # deals per half-iteration at least; 100 to 10,000 gave the same exploitability per deal
 BATCH_PER_CLASS = 8  # and at least this many per hand class: see default_batch
 DEFAULT_SHARDS = 32  # blocks of hand classes: the most workers a run can use
-MAX_DEAL_SHARE = 64  # a player's half draws at most this many deals per deal of the batch
 # (button, big blind) deals per deal of the batch when none are given (default_deal_shares): the button's
 # average strategy lags the big blind's on the same deals. Where the default batch holds only BATCH_PER_CLASS
 # deals per hand class, a half-iteration's cost is mostly per class (regret matching, the rows' trips), the
