@@ -413,25 +413,25 @@ class ClassBlockSetBase:
         bracket), its chunks spread over the groups, each reading the average where it lies: the
         same bits as the bracket of the gathered average, whatever the number of groups."""
         published = self._gather_averages() + self._gather("publish_latest")
-        return [self._on_groups(chunks, "bracket_sums", seed, per_class, rounds, player, averages=published)
+        return [self._on_groups(chunks, "bracket_sums", seed, per_class, rounds, player, published=published)
                 for player in (0, 1)]
 
     def value_sums(self, seed: int, per_class: int, chunks: list[tuple[int, int]]) -> np.ndarray:
         """The (2, B) sums of a value reading of the average strategy (the button's value per stack
         on fixed deals: :func:`~distcfr.engine.sampled_bracket.value_chunk`), its chunks spread over
         the groups like a bracket's: the same bits on any number of groups."""
-        return self._on_groups(chunks, "value_sums", seed, per_class, averages=self._gather_averages())
+        return self._on_groups(chunks, "value_sums", seed, per_class, published=self._gather_averages())
 
     def _gather_averages(self) -> list:
         self.settle()
         return self._gather("publish_average")
 
-    def _on_groups(self, chunks: list[tuple[int, int]], method: str, *args, averages: list) -> np.ndarray:
-        """The chunk total of ``method(*args, part, *averages)`` on every group, each given its
-        share of ``chunks`` in order."""
+    def _on_groups(self, chunks: list[tuple[int, int]], method: str, *args, published: list) -> np.ndarray:
+        """The chunk total of ``method(*args, part, *published)`` on every group (``published``: the
+        groups' published strategy rows), each given its share of ``chunks`` in order."""
         n = len(self.starts) - 1
         split = [chunks[len(chunks) * g // n:len(chunks) * (g + 1) // n] for g in range(n)]
-        calls = [self._call(g, method, *args, part, *averages) for g, part in enumerate(split) if part]
+        calls = [self._call(g, method, *args, part, *published) for g, part in enumerate(split) if part]
         return chunk_total(total for call in calls for total in self._result(call))
 
     def release_strategy(self) -> None:
