@@ -7,8 +7,8 @@ short sampled solve, held to the exact evaluation of the same strategy (small de
 
 Prints, per configuration and setting (deals per class, refinement factor, ``x K`` for K rounds of
 it: ``8000:4x2``, and stubs a deal if a third number is given: ``8000:4:4``; a fourth is the scored
-response's gate in standard errors, ``off`` for none: ``8000:4:1:off``; the library's default
-otherwise): how many seeds'
+response's gate in standard errors, ``off`` for none: ``8000:4:1:off``; a fifth the focus round's share,
+0 for none: ``8000:4x2:1:3:0``; the library's default otherwise): how many seeds'
 intervals contain the exact exploitability, the median and largest ratio upper end / exact, the
 median lower end / exact, the median lower and upper ends, and the bracket's cost (CPU seconds of
 this process, deals drawn). The run's latest iterate is scored as a response too, as a run's own
@@ -40,9 +40,9 @@ CONFIGS = ("draw27(ranks=8,suits=2,hand=3,stacks=10)", "draw27(ranks=13,suits=1,
 
 
 def measure(kernel, tables, seed: int, per_class: int, refine: int, stubs: int = 1, gate: float | None = None,
-            rounds: int | None = None, latest: dict | None = None) -> dict:
-    """One bracket of ``tables``: its interval, CPU seconds and deals (``gate``, ``rounds``: the library's
-    unless given; ``latest``: the run's latest iterate, scored as a response too where the library can)."""
+            rounds: int | None = None, latest: dict | None = None, focus: int | None = None) -> dict:
+    """One bracket of ``tables``: its interval, CPU seconds and deals (``gate``, ``rounds``, ``focus``: the
+    library's unless given; ``latest``: the run's latest iterate, scored as a response too where the library can)."""
     from distcfr.evaluate.sampled import exploitability_bracket
 
     takes = inspect.signature(exploitability_bracket).parameters
@@ -55,11 +55,13 @@ def measure(kernel, tables, seed: int, per_class: int, refine: int, stubs: int =
         options["rounds"] = rounds
     if latest is not None and "latest" in takes:
         options["latest"] = latest
+    if focus is not None:
+        options["focus_share"] = focus
     started = time.process_time()
     b = exploitability_bracket(kernel, tables, seed, per_class, **options)
     cpu = time.process_time() - started
     low, high = b.interval()
-    deals = 2 * 2 * kernel.n_classes * per_class + getattr(b, "extra_deals", 0)  # 2 players x 2 sets
+    deals = 2 * 2 * kernel.n_classes * per_class + getattr(b, "extra_deals", 0) + getattr(b, "focus_deals", 0)
     latest_est = getattr(b, "latest_low", None)
     return {"low": float(low[0]), "high": float(high[0]), "low_est": float(b.low[0]), "high_est": float(b.high[0]),
             "high_se": float(b.high_se[0]), "low_se": float(b.low_se[0]), "cpu_s": cpu, "deals": int(deals),
@@ -80,7 +82,7 @@ def cost(spec: str, per_class: int, classes: int = 1_000) -> None:
         stop = min(first + classes, kernel.n_classes)
         for refine, rounds in ((0, 1), (REFINE, 1), (REFINE, 2)):
             started = time.process_time()
-            extra = sum(bracket_chunk(kernel, sigma, 7, per_class, p, first, stop, refine, rounds=rounds)[6, 0]
+            extra = sum(bracket_chunk(kernel, sigma, 7, per_class, p, first, stop, refine, rounds=rounds).sums[6, 0]
                         for p in (0, 1))
             print(f"  classes [{first:,}, {stop:,}) refine {refine} x {rounds} rounds: "
                   f"{time.process_time() - started:.2f} CPU s, {extra:,.0f} refinement deals beside "
@@ -127,16 +129,18 @@ def curse(spec: str, seeds: int, iterations: int, per_class: int = 1_000) -> Non
 
 
 def parse_setting(item: str) -> tuple:
-    """(deals per class, refinement, stubs, gate, rounds) of ``N:R[xK][:S[:G]]``: stubs 1, the library's
-    gate and rounds (None) unless said; a gate of ``off`` is none (-inf); ``R x K``: K rounds."""
+    """(deals per class, refinement, stubs, gate, rounds, focus share) of ``N:R[xK][:S[:G[:F]]]``: stubs 1,
+    the library's gate, rounds and focus share (None) unless said; a gate of ``off`` is none (-inf);
+    ``R x K``: K rounds."""
     parts = item.split(":")
     gate = None if len(parts) < 4 else (-np.inf if parts[3] == "off" else float(parts[3]))
     refine, _, rounds = parts[1].partition("x")
-    return int(parts[0]), int(refine), int(parts[2]) if len(parts) > 2 else 1, gate, int(rounds) if rounds else None
+    return (int(parts[0]), int(refine), int(parts[2]) if len(parts) > 2 else 1, gate, int(rounds) if rounds else None,
+            int(parts[4]) if len(parts) > 4 else None)
 
 
 def setting_of(row: dict) -> tuple:
-    return row["per_class"], row["refine"], row["stubs"], row.get("gate"), row.get("rounds")
+    return row["per_class"], row["refine"], row["stubs"], row.get("gate"), row.get("rounds"), row.get("focus")
 
 
 def main() -> None:
@@ -174,27 +178,30 @@ def main() -> None:
             strategy = solver.solve(args.iterations)
             latest = solver.latest_strategy() if hasattr(solver, "latest_strategy") and not args.no_latest else None
             exact = float(strategy.to_exact().exploitability_per_variant()[0])
-            for per_class, refine, stubs, gate, rounds in settings:
-                row = measure(kernel, strategy.tables, 10_000 + seed, per_class, refine, stubs, gate, rounds, latest)
+            for per_class, refine, stubs, gate, rounds, focus in settings:
+                row = measure(kernel, strategy.tables, 10_000 + seed, per_class, refine, stubs, gate, rounds, latest,
+                              focus)
                 rows.append({"seed": seed, "exact": exact, "per_class": per_class, "refine": refine,
-                             "stubs": stubs, "gate": gate, "rounds": rounds, **row})
+                             "stubs": stubs, "gate": gate, "rounds": rounds, "focus": focus, **row})
         out.append({"config": spec, "iterations": args.iterations, "rows": rows})
         exact = np.array([r["exact"] for r in rows if setting_of(r) == settings[0]])
         print(f"\n{spec}: {args.iterations} iterations, {kernel.n_classes} classes, exact exploitability "
               f"median {np.median(exact):.5f} BB (min {exact.min():.5f}, max {exact.max():.5f})")
-        print("| deals per class | refine | stubs a deal | gate | contains exact | upper/exact median | max "
-              "| lower/exact median | lower median | upper median | CPU s per bracket | deals per bracket |")
-        print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        print("| deals per class | refine | stubs a deal | gate | focus | contains exact | upper/exact median | max "
+              "| within 2x | lower/exact median | lower median | upper median | CPU s per bracket "
+              "| deals per bracket |")
+        print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
         for setting in settings:
-            per_class, refine, stubs, gate, rounds = setting
+            per_class, refine, stubs, gate, rounds, focus = setting
             at = [r for r in rows if setting_of(r) == setting]
             ratio = np.array([r["high"] / r["exact"] for r in at])
             below = np.median([r["low"] / r["exact"] for r in at])
             inside = sum(r["low"] <= r["exact"] <= r["high"] for r in at)
             low, high, cpu, deals = (np.median([r[k] for r in at]) for k in ("low", "high", "cpu_s", "deals"))
             shown = f"{refine}" + ("" if rounds is None else f" x {rounds}")
-            print(f"| {per_class:,} | {shown} | {stubs} | {'default' if gate is None else gate} | {inside} of "
-                  f"{len(at)} | {np.median(ratio):.2f} | {ratio.max():.2f} | {below:.2f} | {low:.5f} | {high:.5f} "
+            print(f"| {per_class:,} | {shown} | {stubs} | {'default' if gate is None else gate} | "
+                  f"{'default' if focus is None else focus} | {inside} of {len(at)} | {np.median(ratio):.2f} | "
+                  f"{ratio.max():.2f} | {(ratio <= 2).sum()} of {len(at)} | {below:.2f} | {low:.5f} | {high:.5f} "
                   f"| {cpu:.1f} | {deals:,.0f} |")
     if args.json:
         with open(args.json, "w") as file:

@@ -595,7 +595,8 @@ class _SampledRun(_Run):
             check = f"; one that would stop the run is checked on {self.final_per_class:,}" if checks else ""
             self.progress.note(f"  bracket: {self.per_class:,} deals per hand class "
                                f"({drawn_deals(self.per_class, solver.kernel.n_classes):,} deals, "
-                               f"{screen.extra_deals:,} more refining close classes) in {screened - began:.3g} s; "
+                               f"{screen.extra_deals:,} more refining close classes, {screen.focus_deals:,} "
+                               f"choosing again the least certain) in {screened - began:.3g} s; "
                                f"one at most every {self.args.eval_every} iteration(s), kept to {EVAL_SHARE:.0%} of "
                                f"the run's time" + check)
         return bracket

@@ -2,13 +2,19 @@ import numpy as np
 import pytest
 from reference_sampled import solve_sampled
 
+import distcfr.engine.sampled_bracket as sampled_bracket
 from distcfr.engine.sampled_bracket import (
+    FOCUS_MIN_CUT,
     GATE_Z,
     REFINE,
+    ChunkSums,
     best_response,
     bracket_chunk,
     bracket_chunks,
+    class_moments,
     close_classes,
+    focus_chunk,
+    focus_plan,
     refine_deals,
 )
 from distcfr.engine.sampled_draw27 import SampledDraw27, to_exact_strategy
@@ -90,10 +96,10 @@ def test_a_chunk_is_the_same_bits_again_and_its_classes_add_up(solved):
     game, avg, _ = solved
     per_class = 300
     for player in (0, 1):
-        whole = bracket_chunk(game, avg, 5, per_class, player, 0, game.n_classes)
-        assert np.array_equal(whole, bracket_chunk(game, avg, 5, per_class, player, 0, game.n_classes))
+        whole = bracket_chunk(game, avg, 5, per_class, player, 0, game.n_classes).sums
+        assert np.array_equal(whole, bracket_chunk(game, avg, 5, per_class, player, 0, game.n_classes).sums)
         assert whole[6, 0] > 0 and whole[6, 0] % (REFINE * per_class) == 0  # some classes refined, REFINE x n each
-        plain = bracket_chunk(game, avg, 5, per_class, player, 0, game.n_classes, refine=0)
+        plain = bracket_chunk(game, avg, 5, per_class, player, 0, game.n_classes, refine=0).sums
         assert plain[6, 0] == 0 and np.array_equal(plain[4:6], whole[4:6])  # the profile's value: the same deals
     assert len(bracket_chunks(game, per_class)) == 1
 
@@ -102,12 +108,12 @@ def test_a_further_round_refines_the_classes_still_close(solved):
     game, avg, _ = solved
     per_class = 300
     for player in (0, 1):
-        one, two = (bracket_chunk(game, avg, 5, per_class, player, 0, game.n_classes, rounds=r) for r in (1, 2))
+        one, two = (bracket_chunk(game, avg, 5, per_class, player, 0, game.n_classes, rounds=r).sums for r in (1, 2))
         assert one[6, 0] > 0 and one[6, 0] % (REFINE * per_class) == 0
         second = two[6, 0] - one[6, 0]  # REFINE x (1 + REFINE) x n for each class still close
         assert second > 0 and second % (REFINE * (1 + REFINE) * per_class) == 0 and second < one[6, 0] * (1 + REFINE)
         assert np.array_equal(two[4:6], one[4:6]) and not np.array_equal(two[:2], one[:2])
-        assert np.array_equal(two, bracket_chunk(game, avg, 5, per_class, player, 0, game.n_classes, rounds=2))
+        assert np.array_equal(two, bracket_chunk(game, avg, 5, per_class, player, 0, game.n_classes, rounds=2).sums)
 
 
 def test_a_deal_of_several_stubs_is_worth_the_mean_of_its_stubs():
@@ -126,7 +132,7 @@ def test_a_deal_of_several_stubs_is_worth_the_mean_of_its_stubs():
 
 def test_brackets_of_several_stubs_a_deal_hold_the_exact_exploitability_and_are_tighter(solved):
     game, avg, exact = solved
-    got = {stubs: [exploitability_bracket(game, avg, seed, 100, stubs=stubs) for seed in range(SEEDS)]
+    got = {stubs: [exploitability_bracket(game, avg, seed, 100, stubs=stubs, focus_share=0) for seed in range(SEEDS)]
            for stubs in (1, 4)}
     inside = [((b.interval()[0] <= exact) & (exact <= b.interval()[1])).all() for b in got[4]]
     assert sum(inside) >= SEEDS - 1, (exact, [b.interval() for b in got[4]])
@@ -139,7 +145,8 @@ def test_brackets_of_several_stubs_a_deal_hold_the_exact_exploitability_and_are_
 def test_the_interval_holds_the_exact_exploitability_and_refinement_tightens_it(solved):
     game, avg, exact = solved
     settings = [(0, 1), (REFINE, 1), (REFINE, 2)]  # refinement factor, rounds
-    brackets = {(refine, rounds): [exploitability_bracket(game, avg, seed, 200, refine=refine, rounds=rounds)
+    brackets = {(refine, rounds): [exploitability_bracket(game, avg, seed, 200, refine=refine, rounds=rounds,
+                                                         focus_share=0)
                                    for seed in range(SEEDS)] for refine, rounds in settings}
     for setting, got in brackets.items():
         inside = [((b.interval()[0] <= exact) & (exact <= b.interval()[1])).all() for b in got]
@@ -202,13 +209,13 @@ def test_the_latest_iterate_scored_as_a_response_is_unbiased(solved_with_latest)
     avg, latest, gains, exact = solved_with_latest
     kernel = avg.kernel
     for player in (0, 1):
-        sums = [bracket_chunk(kernel, avg.tables, seed, 4000, player, 0, kernel.n_classes, refine=0, latest=latest)
+        sums = [bracket_chunk(kernel, avg.tables, seed, 4000, player, 0, kernel.n_classes, refine=0, latest=latest).sums
                 for seed in range(SEEDS)]
         estimate = (1 - 2 * player) * np.mean([s[7] for s in sums], axis=0)  # in the player's own payoff
         se = np.sqrt(np.sum([s[8] for s in sums], axis=0)) / SEEDS
         assert (se > 0).all() and (np.abs(estimate - gains[player]) < 4 * se).all(), (player, estimate, gains, se)
         assert (gains[player] > 4 * se).any()  # it gains more than the noise: an estimate of 0 would fail
-        plain = bracket_chunk(kernel, avg.tables, 0, 4000, player, 0, kernel.n_classes, refine=0)
+        plain = bracket_chunk(kernel, avg.tables, 0, 4000, player, 0, kernel.n_classes, refine=0).sums
         assert np.array_equal(plain[:7], sums[0][:7]) and not plain[7:].any()  # it changes nothing else
 
 
@@ -222,3 +229,60 @@ def test_the_interval_with_the_latest_iterate_holds_the_exact_exploitability(sol
         # the lower end is the larger of the two lower estimates, each less 2.241 of its standard errors
         assert np.array_equal(low, np.maximum(np.maximum(both.low - 2.241 * both.low_se,
                                                          both.latest_low - 2.241 * both.latest_low_se), 0))
+
+
+def test_the_focus_round_goes_to_the_classes_whose_gain_is_least_certain():
+    def candidates(spread, pilot=None):
+        spread = np.array(spread, float)
+        k = len(spread)
+        return ChunkSums(np.zeros((9, 1)), np.arange(10, 10 + k), spread, np.zeros((k, 1)), np.zeros((k, 1)),
+                         float((spread**2).sum()) if pilot is None else pilot)
+
+    # one class holds nearly all the spread: it gets the whole budget (100 deals a class so far)
+    assert focus_plan(candidates([1.0, 0.01, 0.01]), 10_000, 100, 100) == ([10], 10_000)
+    # two alike: both, half each (2 x (1/100 - 1/5,000) beats 1/100 - 1/10,000)
+    classes, deals = focus_plan(candidates([1.0, 1.0]), 10_000, 100, 100)
+    assert list(classes) == [10, 11] and deals == 5_000
+    # never fewer deals than a class's estimate may have had (here 2,500): at most 4 classes of 10,000
+    classes, deals = focus_plan(candidates(np.full(8, 1.0)), 10_000, 100, 2_500)
+    assert list(classes) == [10, 11, 12, 13] and deals == 2_500
+    # where the cut is under FOCUS_MIN_CUT of the variance the spreads tell (classes beyond the candidates): none
+    classes, deals = focus_plan(candidates([1.0], pilot=1.01 / FOCUS_MIN_CUT), 10_000, 100, 100)
+    assert not len(classes) and deals == 0
+    assert focus_plan(candidates([1.0], pilot=0.99 / FOCUS_MIN_CUT), 10_000, 100, 100)[1] == 10_000
+
+
+def test_a_focus_chunk_in_pieces_is_the_class_chosen_again_on_all_its_deals(solved, monkeypatch):
+    game, avg, _ = solved
+    monkeypatch.setattr(sampled_bracket, "FOCUS_PIECE", 70)  # 300 deals: pieces of 70, 70, 70, 70, 20
+    weights = game.classes.hands_per_class / game.classes.hands_per_class.sum()
+    for player, c in ((0, 3), (1, 7)):
+        got = focus_chunk(game, avg, 5, 300, player, c, c + 1)
+        stream = sampled_bracket.FOCUS_STREAM + player
+        deals = np.concatenate([game.sample_class_deals(5, (1, stream + 2 * i, c), player, c, np.array([n]))
+                                for i, n in enumerate([70] * 4 + [20])])
+        profile = {name: table.copy() for name, table in avg.items()}
+        best_response(game, profile, deals, player)
+        mean, var = class_moments(game.deal_values(profile, deals) - game.deal_values(avg, deals), 300)
+        np.testing.assert_allclose(got, [weights[c] * mean[0], weights[c] ** 2 * var[0]], rtol=1e-9, atol=1e-15)
+        assert (got[1] > 0).all()
+        two = focus_chunk(game, avg, 5, 300, player, c, c + 2)  # a class's part is its own, in any chunk
+        np.testing.assert_array_equal(two, got + focus_chunk(game, avg, 5, 300, player, c + 1, c + 2))
+
+
+def test_the_focus_round_narrows_the_interval_and_it_still_holds_the_exact_exploitability(solved):
+    game, avg, exact = solved
+    got = {share: [exploitability_bracket(game, avg, seed, 100, focus_share=share) for seed in range(SEEDS)]
+           for share in (0, 8)}
+    for share, brackets in got.items():
+        inside = [((b.interval()[0] <= exact) & (exact <= b.interval()[1])).all() for b in brackets]
+        assert sum(inside) >= SEEDS - 1, (share, exact, [b.interval() for b in brackets])
+        high = np.mean([b.high for b in brackets], axis=0)
+        se = np.sqrt(np.sum([b.high_se**2 for b in brackets], axis=0)) / SEEDS
+        assert (high >= exact - 3 * se).all(), (share, high, exact, se)  # still an upper estimate in expectation
+    for plain, focused in zip(*got.values()):
+        assert focused.focus_deals > 0 == plain.focus_deals and focused.extra_deals == plain.extra_deals
+        assert np.array_equal(plain.low, focused.low) and np.array_equal(plain.value, focused.value)
+    upper = {share: np.mean([b.interval()[1] for b in brackets], axis=0) for share, brackets in got.items()}
+    se = {share: np.mean([b.high_se for b in brackets], axis=0) for share, brackets in got.items()}
+    assert (se[8] < se[0]).all() and (upper[8] < upper[0]).all(), (se, upper, exact)

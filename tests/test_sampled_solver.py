@@ -328,6 +328,7 @@ def test_the_workers_bracket_and_value_reading_are_the_gathered_strategys_bit_fo
         assert getattr(spread, field).tobytes() == getattr(gathered, field).tobytes(), field
         assert getattr(one_round[0], field).tobytes() == getattr(one_round[1], field).tobytes(), field
     assert spread.extra_deals == gathered.extra_deals > one_round[0].extra_deals == one_round[1].extra_deals > 0
+    assert spread.focus_deals == gathered.focus_deals > 0  # the focus round too, its classes where their rows lie
     assert (spread.rounds, one_round[0].rounds) == (2, 1)
     lower, upper = spread.interval()
     assert (lower < upper).all() and (spread.high_se > 0).all() and (spread.value_se > 0).all()

@@ -180,10 +180,12 @@ def test_a_sampled_summary_says_what_its_bracket_cost(tmp_path, capsys):
                          "200", "--quiet")
     cost = data["bracket"]
     assert cost["per_class"] == 200 and cost["workers"] == 0 and cost["seconds"] > 0
-    assert cost["deals"] == 4 * 200 * 36 + cost["refine_deals"] and cost["refine_deals"] % (REFINE * 200) == 0
+    assert cost["deals"] == 4 * 200 * 36 + cost["refine_deals"] + cost["focus_deals"]
+    assert cost["refine_deals"] % (REFINE * 200) == 0 and cost["focus_deals"] > 0
     line = next(line for line in out.splitlines() if line.startswith("  the bracket: "))
     assert line == (f"  the bracket: {cost['deals']:,} deals (200 per hand class in each player's two sets, "
-                    f"{cost['refine_deals']:,} refining close classes in 2 rounds) in {cost['seconds']:.1f} s")
+                    f"{cost['refine_deals']:,} refining close classes in 2 rounds, {cost['focus_deals']:,} choosing "
+                    f"again the least certain classes) in {cost['seconds']:.1f} s")
 
 
 def test_the_final_bracket_says_how_long_it_may_take_from_the_last_progress_bracket(tmp_path, capsys, monkeypatch):
@@ -221,7 +223,8 @@ def test_bracket_rounds_say_how_far_close_classes_are_refined(tmp_path, capsys):
         _, err, data = train(tmp_path, capsys, "--game", SMALL, "--sampling", "--iterations", "5",
                              "--bracket-samples", "200", "--bracket-rounds", str(rounds))
         cost = data["bracket"]
-        assert cost["refine_rounds"] == rounds and cost["deals"] == 4 * 200 * 36 + cost["refine_deals"]
+        assert cost["refine_rounds"] == rounds
+        assert cost["deals"] == 4 * 200 * 36 + cost["refine_deals"] + cost["focus_deals"]
         line = next(line for line in err.splitlines() if line.startswith("  final exploitability bracket: "))
         words = {0: "no refinement of close classes (--bracket-rounds 0)",
                  1: f"plus {REFINE * 200:,} for each class whose best response is close",
@@ -251,7 +254,7 @@ def test_progress_lines_say_the_brackets_worst_stack_in_bb_and_mbb(tmp_path, cap
     assert where == ("" if len(data["per_variant"]) == 1 else f" at {worst['variant']}, the worst of 2 stacks")
     screen = MAX_PER_CLASS // PROGRESS_SHARE
     cost = re.search(rf"bracket: {screen:,} deals per hand class \({4 * 36 * screen:,} deals, ([\d,]+) more refining "
-                     r"close classes\) in \S+ s; one at most every 4 iteration\(s\), kept to 10% of the run's time; "
+                     r"close classes, [\d,]+ choosing again the least certain\) in \S+ s; one at most every 4 iteration\(s\), kept to 10% of the run's time; "
                      rf"one that would stop the run is checked on {MAX_PER_CLASS:,}\n", err)
     assert int(cost.group(1).replace(",", "")) % (REFINE * screen) == 0  # REFINE x the samples for each close class
     assert data["bracket"]["per_class"] == MAX_PER_CLASS

@@ -27,7 +27,16 @@ import numpy as np
 from distcfr.engine.kernels import sampled_kernel
 from distcfr.engine.row_table import HeldRows, RowTable
 from distcfr.engine.rules import Rule, regret_matching, rule_from_fields, update_sampled_rows
-from distcfr.engine.sampled_bracket import REFINE_ROUNDS, bracket_chunk, chunk_total, value_chunk
+from distcfr.engine.sampled_bracket import (
+    REFINE_ROUNDS,
+    bracket_chunk,
+    chunk_total,
+    focus,
+    focus_budget,
+    focus_chunk,
+    refine_steps,
+    value_chunk,
+)
 from distcfr.games.registry import load_game
 
 TABLE_DTYPE = np.float32  # regrets and sums: half the memory of float64 where the tables are largest
@@ -347,6 +356,13 @@ class ClassBlockGroup:
         return [bracket_chunk(self.kernel, sigma, seed, per_class, player, first, stop, rounds=rounds, latest=latest)
                 for first, stop in chunks]
 
+    def focus_sums(self, seed: int, deals: int, player: int, chunks: list[tuple[int, int]],
+                   *averages: StrategyRows) -> list[np.ndarray]:
+        """The focus round's sums of ``player`` for these classes (:func:`~distcfr.engine.sampled_bracket.
+        focus_chunk`) against the average strategy of every group (``averages``, in row order)."""
+        sigma = self._read_published(averages)
+        return [focus_chunk(self.kernel, sigma, seed, deals, player, first, stop) for first, stop in chunks]
+
     def value_sums(self, seed: int, per_class: int, chunks: list[tuple[int, int]],
                    *averages: StrategyRows) -> list[np.ndarray]:
         """The value readings' sums for these class ranges (:func:`~distcfr.engine.sampled_bracket.
@@ -407,14 +423,21 @@ class ClassBlockSetBase:
 
     def bracket_sums(self, seed: int, per_class: int, chunks: list[tuple[int, int]],
                      rounds: int = REFINE_ROUNDS) -> list[np.ndarray]:
-        """Each player's (9, B) sums of the exploitability bracket of the average strategy, the latest
+        """Each player's (10, B) sums of the exploitability bracket of the average strategy, the latest
         iterate scored as a response too
         (distcfr.engine.sampled_bracket; distcfr.evaluate.sampled ``bracket_from_sums`` makes the
         bracket), its chunks spread over the groups, each reading the average where it lies: the
         same bits as the bracket of the gathered average, whatever the number of groups."""
-        published = self._gather_averages() + self._gather("publish_latest")
-        return [self._on_groups(chunks, "bracket_sums", seed, per_class, rounds, player, published=published)
-                for player in (0, 1)]
+        averages = self._gather_averages()
+        published = averages + self._gather("publish_latest")
+        budget = focus_budget(self.starts[-1], per_class)
+
+        def rechosen(player):
+            return lambda parts, deals: self._on_groups(parts, "focus_sums", seed, deals, player, published=averages)
+
+        most = per_class + sum(refine_steps(per_class, rounds=rounds))
+        return [focus(self._on_groups(chunks, "bracket_sums", seed, per_class, rounds, player, published=published),
+                      budget, per_class, most, rechosen(player)) for player in (0, 1)]
 
     def value_sums(self, seed: int, per_class: int, chunks: list[tuple[int, int]]) -> np.ndarray:
         """The (2, B) sums of a value reading of the average strategy (the button's value per stack

@@ -4,6 +4,9 @@ classes is evaluated wherever its rows lie (a sampled shard group) with the same
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable
+
 import numpy as np
 
 from distcfr.engine.row_table import RowTable
@@ -19,6 +22,11 @@ REFINE_STREAM = 4  # refinement deals: streams 4 + 2 round + player, keyed by th
 BRACKET_STUBS = 1  # stubs per bracket deal: a deal's values are the mean over them (less noise a deal)
 GATE_Z = 3.0  # the scored response plays the profile where its in-sample gain is not this many standard errors above 0
 VALUE_STREAM = 32  # value readings' deals (:func:`value_chunk`): a stream no bracket set or refinement round uses
+FOCUS_SHARE = 8  # the focus round's deals per player: this many times the player's two first sets, at most
+FOCUS_CANDIDATES = 8  # classes a chunk puts forward for it: those adding most to its upper estimate's variance
+FOCUS_MIN_CUT = 0.25  # it runs where it cuts a player's part of the upper estimate's variance by this share at least
+FOCUS_STREAM = 34  # its deals: streams 34 + 2 piece + player, keyed by the class
+FOCUS_PIECE = 1 << 17  # in pieces of this many (a piece's stream is fixed by it: the same deals wherever drawn)
 
 
 def _one_hot(values: np.ndarray) -> np.ndarray:
@@ -38,15 +46,21 @@ def best_response(game, profile: dict[str, np.ndarray], deals: np.ndarray, playe
     held, counts = np.unique(ids, return_counts=True)
     if (np.diff(ids) < 0).any():
         raise ValueError("best_response needs deals grouped by the player's class, in class order")
-    child, parent = game.response_order[player]
     got = game.class_sums(profile, deals, player, counts)  # rows: the classes held
-    values = got[child].q.astype(np.float64)
+    respond(game, profile, held, {name: got[name].q for name in game.response_order[player]}, player)
+
+
+def respond(game, profile: dict[str, np.ndarray], held: np.ndarray, q: dict[str, np.ndarray], player: int) -> None:
+    """Set ``player``'s rows ``held`` in ``profile`` to the best response to action values ``q``
+    ({block: (len(held), *shape)}, class sums of ``profile`` on some deals: :func:`best_response`)."""
+    child, parent = game.response_order[player]
+    values = q[child].astype(np.float64)
     chosen = _one_hot(values)
     change = (chosen - np.asarray(profile[child][held], dtype=np.float64)) * values
-    q = got[parent].q.astype(np.float64)
-    q[..., _CONTINUE] += np.moveaxis(change, -2, 1).reshape(len(held), q.shape[1], -1).sum(-1)
+    top = q[parent].astype(np.float64)
+    top[..., _CONTINUE] += np.moveaxis(change, -2, 1).reshape(len(held), top.shape[1], -1).sum(-1)
     profile[child][held] = chosen
-    profile[parent][held] = _one_hot(q)
+    profile[parent][held] = _one_hot(top)
 
 
 def bracket_chunks(game, per_class: int) -> list[tuple[int, int]]:
@@ -126,8 +140,9 @@ def gate_response(game, profile: dict, sigma: dict, player: int, rows: np.ndarra
 
 def bracket_chunk(game, sigma: dict, seed: int, per_class: int, player: int, first: int,
                   stop: int, refine: int = REFINE, stubs: int = BRACKET_STUBS, gate: float = GATE_Z,
-                  rounds: int = REFINE_ROUNDS, latest: dict | None = None) -> np.ndarray:
-    """(9, B): what classes [first, stop) of ``player`` add to the bracket's sums: the hand-weighted
+                  rounds: int = REFINE_ROUNDS, latest: dict | None = None, pilot: bool = True) -> ChunkSums:
+    """What classes [first, stop) of ``player`` add to the bracket's sums (:class:`ChunkSums`: (10, B)
+    sums, and the classes the focus round may choose again): the hand-weighted
     mean and variance of its best response's in-sample gain over the profile (button payoff: the
     best response's value less the profile's on the same deals, whose noise mostly cancels), of the
     same best response's gain on independent deals, and (player 0) of the profile's own value; then
@@ -143,7 +158,11 @@ def bracket_chunk(game, sigma: dict, seed: int, per_class: int, player: int, fir
     ``gate`` standard errors of zero (:func:`gate_response`; ``-inf``: nowhere). Every
     deal holds ``stubs`` stubs and is worth the mean over them (the stub is most of a deal's noise).
     ``sigma`` holds the average strategy's tables (arrays or RowTables); a class's numbers depend
-    on its own deals and rows only, so chunks can be evaluated anywhere, in any groups."""
+    on its own deals and rows only, so chunks can be evaluated anywhere, in any groups. With
+    ``pilot``, the focus round's candidates are the classes of largest ``spread``: the standard deviation
+    of one deal's gain of a best response chosen on the scoring deals, on them (the upper estimate's
+    noise, shown by other deals: which classes the round takes must not depend on the estimate's own
+    deals, or the estimates it leaves would be biased low)."""
     if latest is not None:  # the chunk's rows of the responder's latest iterate (a copy)
         latest = {name: RowTable([first, stop], [np.asarray(latest[name][np.arange(first, stop)], np.float64)])
                   for name in game.response_order[player]}
@@ -190,12 +209,126 @@ def bracket_chunk(game, sigma: dict, seed: int, per_class: int, player: int, fir
         rows_of[4] = class_moments(own, per_class)
     if latest is not None:
         rows_of[7] = class_moments(game.deal_values({**sigma, **latest}, score) - own, per_class)
-    out = np.zeros((9, len(game.stacks)))
+    out = np.zeros((10, len(game.stacks)))  # row 9: the focus round's deals (:func:`focus` adds them)
     for at, (mean, var) in rows_of.items():
         out[at] = (weights * mean).sum(0)
         out[at + 1] = (weights**2 * var).sum(0)
     out[6] = extra
+    if not pilot:
+        return ChunkSums.of(out, first, weights[:, 0], *moments[0], np.zeros(stop - first))
+    piloted = {**sigma, **{name: RowTable([first, stop], [sigma[name][rows]]) for name in responder}}
+    best_response(game, piloted, score, player)  # chosen and valued on the scoring deals: not the estimate's
+    spread = class_moments(game.deal_values(piloted, score) - own, per_class)[1].sum(1) * per_class
+    return ChunkSums.of(out, first, weights[:, 0], *moments[0], weights[:, 0] * np.sqrt(spread))
+
+
+@dataclasses.dataclass
+class ChunkSums:
+    """A bracket chunk's (10, B) ``sums`` (see :func:`bracket_chunk`) and its candidates for the focus
+    round (:func:`focus`): their ``classes``, ``spread`` (hand weight x one deal's standard deviation
+    of a best response's gain, all stacks, measured on deals other than the upper estimate's) and
+    their (K, B) parts of the upper estimate's sums (``mean``, ``var``); ``pilot``: the chunk's spread^2
+    summed over all its classes. Chunks add up in chunk order (:func:`chunk_total`): the same bits
+    wherever they were made."""
+
+    sums: np.ndarray
+    classes: np.ndarray
+    spread: np.ndarray
+    mean: np.ndarray
+    var: np.ndarray
+    pilot: float = 0.0
+
+    @classmethod
+    def of(cls, sums: np.ndarray, first: int, weights: np.ndarray, mean: np.ndarray, var: np.ndarray,
+           spread: np.ndarray) -> ChunkSums:
+        """The sums with the chunk's ``FOCUS_CANDIDATES`` classes of largest ``spread`` (G,) (``mean``,
+        ``var``: (G, B) per class, the upper estimate's)."""
+        top = np.argsort(-spread, kind="stable")[:FOCUS_CANDIDATES]
+        top = top[spread[top] > 0]
+        return cls(sums, first + top, spread[top], weights[top, None] * mean[top], weights[top, None] ** 2 * var[top],
+                   float((spread**2).sum()))
+
+    def __add__(self, other: ChunkSums) -> ChunkSums:
+        return ChunkSums(self.sums + other.sums, *(np.concatenate([getattr(self, f), getattr(other, f)])
+                                                   for f in ("classes", "spread", "mean", "var")),
+                         self.pilot + other.pilot)
+
+    def __radd__(self, other) -> ChunkSums:  # the start of chunk_total's sum
+        if isinstance(other, float) and other == 0.0:
+            return self
+        return NotImplemented
+
+
+def focus_plan(total: ChunkSums, budget: int, per_class: int, most: int) -> tuple[np.ndarray, int]:
+    """(classes, deals each) of a player's focus round: the candidates of largest spread, each chosen
+    again on ``budget`` / k fresh deals (at least ``most``, the deals a class's estimate may have had:
+    never fewer), k the number that cuts the upper estimate's variance most, as the spreads tell it
+    (a class's part falls from spread^2 / ``per_class`` to spread^2 / deals); none where the cut is
+    under ``FOCUS_MIN_CUT`` of the variance they tell for the player, all stacks. Nothing here reads
+    the upper estimate's own deals."""
+    order = np.argsort(-total.spread, kind="stable")
+    square = total.spread[order] ** 2
+    best, plan = FOCUS_MIN_CUT * total.pilot / per_class, (order[:0], 0)
+    for k in range(1, min(len(order), budget // max(most, 1)) + 1):
+        deals = budget // k
+        cut = square[:k].sum() * (1 / per_class - 1 / deals)
+        if cut > best:
+            best, plan = cut, (order[:k], deals)
+    return np.sort(total.classes[plan[0]]), plan[1]
+
+
+def focus_chunk(game, sigma: dict, seed: int, deals: int, player: int, first: int, stop: int,
+                stubs: int = BRACKET_STUBS) -> np.ndarray:
+    """(2, B): the focus round's part for classes [first, stop) of ``player``: each one's best response
+    chosen again on ``deals`` fresh deals of its own (pieces of ``FOCUS_PIECE``, streams
+    ``FOCUS_STREAM``), its in-sample gain over the profile on them: hand-weighted mean and variance
+    of the mean (rows 0 and 1 of :func:`bracket_chunk`'s sums, for these classes alone)."""
+    out = np.zeros((2, len(game.stacks)))
+    sizes = [min(FOCUS_PIECE, deals - lo) for lo in range(0, deals, FOCUS_PIECE)]
+
+    def piece(c, i):
+        return game.sample_class_deals(seed, (1, FOCUS_STREAM + 2 * i + player, c), player, c, np.array([sizes[i]]),
+                                       stubs)
+
+    for c in range(first, stop):
+        q = None
+        for i in range(len(sizes)):  # class sums add over pieces
+            got = game.class_sums(sigma, piece(c, i), player, np.array([sizes[i]]), first=c)
+            part = {name: got[name].q.astype(np.float64) for name in game.response_order[player]}
+            q = part if q is None else {name: q[name] + part[name] for name in q}
+        profile = {**sigma, **{b.name: RowTable([c, c + 1], [np.asarray(sigma[b.name][np.arange(c, c + 1)])])
+                               for b in game.blocks if b.player == player}}
+        respond(game, profile, np.array([c]), q, player)
+        n, mean, square = 0, 0.0, 0.0  # the gain's moments over the pieces (Chan et al.'s pairwise update)
+        for i in range(len(sizes)):
+            d = piece(c, i)
+            g = game.deal_values(profile, d) - game.deal_values(sigma, d)
+            m, s2 = g.mean(0), ((g - g.mean(0)) ** 2).sum(0)
+            delta, total = m - mean, n + len(g)
+            mean, square, n = mean + delta * len(g) / total, square + s2 + delta**2 * n * len(g) / total, total
+        weight = game.classes.hands_per_class[c] / game.classes.hands_per_class.sum()
+        out += [weight * mean, weight**2 * square / (n - 1) / n]
     return out
+
+
+def focus(total: ChunkSums, budget: int, per_class: int, most: int,
+          rechosen: Callable[[list[tuple[int, int]], int], np.ndarray]) -> np.ndarray:
+    """A player's (10, B) bracket sums after its focus round (:func:`focus_plan` on ``total``, the
+    chunks' total, with ``budget`` deals): the chosen classes' parts of the upper estimate replaced by
+    ``rechosen(chunks, deals)`` (the chunks' total of :func:`focus_chunk`), their deals in row 9."""
+    classes, deals = focus_plan(total, budget, per_class, most)
+    sums = total.sums.copy()
+    if len(classes):
+        at = np.isin(total.classes, classes)
+        sums[:2] += rechosen([(int(c), int(c) + 1) for c in classes], deals) - [total.mean[at].sum(0),
+                                                                                 total.var[at].sum(0)]
+        sums[9] += deals * len(classes)
+    return sums
+
+
+def focus_budget(n_classes: int, per_class: int, share: int = FOCUS_SHARE) -> int:
+    """A player's focus-round deals: ``share`` times its two first sets (0: no round)."""
+    return share * 2 * per_class * n_classes
 
 
 def value_chunk(game, sigma: dict, seed: int, per_class: int, first: int, stop: int) -> np.ndarray:
@@ -209,8 +342,9 @@ def value_chunk(game, sigma: dict, seed: int, per_class: int, first: int, stop: 
     return np.stack([(weights * mean).sum(0), (weights**2 * var).sum(0)])
 
 
-def chunk_total(parts) -> np.ndarray:
-    """The sum of chunks' (7, B) contributions, in chunk order (the same bits wherever they were made)."""
+def chunk_total(parts):
+    """The sum of chunks' contributions ((K, B) arrays or :class:`ChunkSums`), in chunk order (the same
+    bits wherever they were made)."""
     total = 0.0
     for part in parts:
         total = total + part

@@ -9,12 +9,17 @@ import numpy as np
 
 from distcfr.engine.sampled_bracket import (
     BRACKET_STUBS,
+    FOCUS_SHARE,
     GATE_Z,
     REFINE,
     REFINE_ROUNDS,
     bracket_chunk,
     bracket_chunks,
     chunk_total,
+    focus,
+    focus_budget,
+    focus_chunk,
+    refine_steps,
 )
 
 Z95 = 1.96  # standard errors either side of a normal estimate's 95% interval
@@ -47,6 +52,7 @@ class Bracket:
     rounds: int = REFINE_ROUNDS
     latest_low: np.ndarray | None = None
     latest_low_se: np.ndarray | None = None
+    focus_deals: int = 0
 
     def interval(self) -> tuple[np.ndarray, np.ndarray]:
         """Per stack, the 95% interval the bracket reports: the lower estimate less 1.96 standard
@@ -68,32 +74,42 @@ class Bracket:
 
 def bracket_from_sums(sums: list[np.ndarray], per_class: int, rounds: int = REFINE_ROUNDS,
                       latest: bool = False) -> Bracket:
-    """The bracket from each player's (9, B) chunk total (see :func:`bracket_chunk`; ``latest``: it
+    """The bracket from each player's (10, B) chunk total (see :func:`bracket_chunk`; ``latest``: it
     scored a latest iterate)."""
     def gap(i):  # (BR1 + BR2) / 2 and its standard error, each best response in its own payoff
         return (sums[0][i] - sums[1][i]) / 2, np.sqrt(sums[0][i + 1] + sums[1][i + 1]) / 2
 
-    extra = int(sums[0][6][0] + sums[1][6][0])
+    extra, focused = (int(sums[0][row][0] + sums[1][row][0]) for row in (6, 9))
     return Bracket(*gap(2), *gap(0), sums[0][4], np.sqrt(sums[0][5]), per_class, extra, rounds,
-                   *(gap(7) if latest else (None, None)))
+                   *(gap(7) if latest else (None, None)), focus_deals=focused)
 
 
 def exploitability_bracket(game, sigma: dict[str, np.ndarray], seed: int, per_class: int,
                            refine: int = REFINE, stubs: int = BRACKET_STUBS, gate: float = GATE_Z,
-                           rounds: int = REFINE_ROUNDS, latest: dict[str, np.ndarray] | None = None) -> Bracket:
+                           rounds: int = REFINE_ROUNDS, latest: dict[str, np.ndarray] | None = None,
+                           focus_share: int = FOCUS_SHARE) -> Bracket:
     """Sampled exploitability bracket of ``sigma`` from, per player, two independent stratified sets of
     ``per_class`` deals per hand class: one to choose the player's best response (and score it in-sample:
     ``high``), one to score it (``low``) and the profile itself (``value``); classes whose best
     response is close choose it again on ``refine`` times more deals (0: not), up to ``rounds``
-    times while they stay close; every deal holds ``stubs`` stubs; the scored response keeps the
-    profile's play where its in-sample gain is within ``gate`` standard errors of zero; ``latest``
-    (both players' tables) is scored as a response too. In this process; a sampled solve's shards
-    evaluate the same chunks where its rows lie (same bits)."""
+    times while they stay close; then the few classes whose in-sample gain is least certain choose it
+    again on ``focus_share`` times the player's first deals between them (the focus round:
+    :func:`~distcfr.engine.sampled_bracket.focus`; 0: none); every deal holds ``stubs`` stubs; the
+    scored response keeps the profile's play where its in-sample gain is within ``gate`` standard
+    errors of zero; ``latest`` (both players' tables) is scored as a response too. In this process; a
+    sampled solve's shards evaluate the same chunks where its rows lie (same bits)."""
     chunks = bracket_chunks(game, per_class)
-    return bracket_from_sums([chunk_total(bracket_chunk(game, sigma, seed, per_class, player, first, stop, refine,
-                                                        stubs, gate, rounds, latest)
-                                          for first, stop in chunks) for player in (0, 1)], per_class,
-                             rounds if refine > 0 else 0, latest is not None)
+    budget = focus_budget(game.n_classes, per_class, focus_share)
+
+    def rechosen(player):
+        return lambda parts, deals: chunk_total(focus_chunk(game, sigma, seed, deals, player, first, stop, stubs)
+                                                for first, stop in parts)
+
+    most = per_class + sum(refine_steps(per_class, refine, rounds))
+    return bracket_from_sums([focus(chunk_total(bracket_chunk(game, sigma, seed, per_class, player, first, stop,
+                                                              refine, stubs, gate, rounds, latest, budget > 0)
+                                                for first, stop in chunks), budget, per_class, most, rechosen(player))
+                              for player in (0, 1)], per_class, rounds if refine > 0 else 0, latest is not None)
 
 
 __all__ = ["Z95", "Z95_OF_TWO", "Bracket", "bracket_from_sums", "exploitability_bracket"]

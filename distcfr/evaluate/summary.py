@@ -113,12 +113,12 @@ def settling(readings: list[dict], stacks, per_class: int, deals: int) -> dict |
 
 def bracket_cost(bracket, n_classes: int, seconds: float, workers: int) -> dict:
     """What the final bracket cost: deals (two sets per player, ``per_class`` each per hand class,
-    and the close classes' refinement deals) and wall seconds, on ``workers`` Ray workers (0: this
-    process)."""
+    the close classes' refinement deals and the focus round's) and wall seconds, on ``workers`` Ray
+    workers (0: this process)."""
     drawn = drawn_deals(bracket.per_class, n_classes)
-    return {"per_class": bracket.per_class, "deals": drawn + bracket.extra_deals,
-            "refine_deals": bracket.extra_deals, "refine_rounds": bracket.rounds, "seconds": seconds,
-            "workers": workers}
+    return {"per_class": bracket.per_class, "deals": drawn + bracket.extra_deals + bracket.focus_deals,
+            "refine_deals": bracket.extra_deals, "refine_rounds": bracket.rounds,
+            "focus_deals": bracket.focus_deals, "seconds": seconds, "workers": workers}
 
 
 def _break_even(game, bracket) -> dict:

@@ -67,8 +67,10 @@ def print_sampled(summary: dict, out_path, groups: dict | None = None) -> None:
         rounds = cost["refine_rounds"]
         refined = (f"{cost['refine_deals']:,} refining close classes in {rounds} round{'s' * (rounds != 1)}"
                    if rounds else "no refinement")
+        focus = cost.get("focus_deals")  # absent from summaries written before the focus round
+        focused = f", {focus:,} choosing again the least certain classes" if focus else ""
         print(fit_line(f"  the bracket: {cost['deals']:,} deals ({cost['per_class']:,} per hand class in each "
-                       f"player's two sets, {refined}) in {cost['seconds']:.1f} s{where}"))
+                       f"player's two sets, {refined}{focused}) in {cost['seconds']:.1f} s{where}"))
     exact = summary.get("exploitability_exact")
     if exact:
         for row in summary["per_variant"]:
