@@ -254,7 +254,8 @@ def test_progress_lines_say_the_brackets_worst_stack_in_bb_and_mbb(tmp_path, cap
     assert where == ("" if len(data["per_variant"]) == 1 else f" at {worst['variant']}, the worst of 2 stacks")
     screen = MAX_PER_CLASS // PROGRESS_SHARE
     cost = re.search(rf"bracket: {screen:,} deals per hand class \({4 * 36 * screen:,} deals, ([\d,]+) more refining "
-                     r"close classes, [\d,]+ choosing again the least certain\) in \S+ s; one at most every 4 iteration\(s\), kept to 10% of the run's time; "
+                     r"close classes, [\d,]+ choosing again the least certain\) in \S+ s; "
+                     r"one at most every 4 iteration\(s\), kept to 10% of the run's time; "
                      rf"one that would stop the run is checked on {MAX_PER_CLASS:,}\n", err)
     assert int(cost.group(1).replace(",", "")) % (REFINE * screen) == 0  # REFINE x the samples for each close class
     assert data["bracket"]["per_class"] == MAX_PER_CLASS

@@ -22,7 +22,8 @@ REFINE_STREAM = 4  # refinement deals: streams 4 + 2 round + player, keyed by th
 BRACKET_STUBS = 1  # stubs per bracket deal: a deal's values are the mean over them (less noise a deal)
 GATE_Z = 3.0  # the scored response plays the profile where its in-sample gain is not this many standard errors above 0
 VALUE_STREAM = 32  # value readings' deals (:func:`value_chunk`): a stream no bracket set or refinement round uses
-FOCUS_SHARE = 8  # the focus round's deals per player: this many times the player's two first sets, at most
+FOCUS_SHARE = 8  # the focus round's deals per player: this many times the player's two first sets, at most,
+FOCUS_MOST = 1 << 25  # and this many (5 cards from 52 at 14 deals a class: 30 million, beside the bracket's 96)
 FOCUS_CANDIDATES = 8  # classes a chunk puts forward for it: those adding most to its upper estimate's variance
 FOCUS_MIN_CUT = 0.25  # it runs where it cuts a player's part of the upper estimate's variance by this share at least
 FOCUS_STREAM = 34  # its deals: streams 34 + 2 piece + player, keyed by the class
@@ -327,8 +328,8 @@ def focus(total: ChunkSums, budget: int, per_class: int, most: int,
 
 
 def focus_budget(n_classes: int, per_class: int, share: int = FOCUS_SHARE) -> int:
-    """A player's focus-round deals: ``share`` times its two first sets (0: no round)."""
-    return share * 2 * per_class * n_classes
+    """A player's focus-round deals: ``share`` times its two first sets (0: no round), ``FOCUS_MOST`` at most."""
+    return min(share * 2 * per_class * n_classes, FOCUS_MOST)
 
 
 def value_chunk(game, sigma: dict, seed: int, per_class: int, first: int, stop: int) -> np.ndarray:
