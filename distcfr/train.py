@@ -30,7 +30,7 @@ from distcfr.cli import OneLineParser, StartGuard, check_distinct, positive_numb
 from distcfr.dist import head_watch
 from distcfr.engine.rules import AUTO, RULES
 from distcfr.engine.sampled_bracket import BRACKET_CHUNK as MAX_BRACKET_SAMPLES
-from distcfr.engine.sampled_bracket import REFINE_ROUNDS, drawn_deals, refine_steps
+from distcfr.engine.sampled_bracket import FOCUS_SHARE, REFINE_ROUNDS, drawn_deals, refine_steps
 from distcfr.errors import BadParameter, DistcfrError, WorkersLost
 from distcfr.evaluate.break_even import refine_crossings
 from distcfr.evaluate.class_strategy import (
@@ -62,6 +62,9 @@ _bracket_samples = whole_number(2, "at least 2", MAX_BRACKET_SAMPLES,
 MAX_BRACKET_ROUNDS = 4
 _bracket_rounds = whole_number(0, "0 (no refinement) or more", MAX_BRACKET_ROUNDS,
                                " (a round draws 4x all a close class had: the 4th, 500x its first samples)")
+MAX_BRACKET_FOCUS = 64
+_bracket_focus = whole_number(0, "0 (no focus round) or more", MAX_BRACKET_FOCUS,
+                              " (times each player's first deals)")
 
 
 def parse_deal_shares(text: str) -> tuple[int, int]:
@@ -158,6 +161,11 @@ def build_parser() -> argparse.ArgumentParser:
                          f"on 4x the deals they had: each narrows its upper end and costs more (default: "
                          f"{REFINE_ROUNDS}; 5 cards from 52: 0.22 BB at 1 round, 0.048 BB at 2 for about 4x the "
                          "time; 0: none)")
+    sampled.add_argument("--bracket-focus", type=_bracket_focus, metavar="S",
+                         help="the bracket's focus round: the few classes whose upper estimate is least certain "
+                         "choose their best response again on up to S times each player's first deals between them "
+                         f"(default: {FOCUS_SHARE}; draw27(ranks=7,suits=4,hand=2): upper end / exact 2.92 -> 1.52, "
+                         "median of 10 seeds, for 2.7x the time; 0: none)")
     sampled.add_argument("--exact-exploitability", action="store_true", default=None,
                          help="at the end, also the exact exploitability of the saved strategy, every deal "
                          "enumerated (decks the exact solver reaches, e.g. draw27(ranks=8,suits=2,hand=3): "
@@ -208,7 +216,7 @@ BRACKET_DEAL_COST = 8
 READ_DEALS, MIN_READ_PER_CLASS, MAX_READ_PER_CLASS = 200_000, 8, 4096
 READ_SHARE = 0.05  # and they take at most this share of the run's time
 SAY_FINAL_BRACKET_TIME = 10.0  # seconds: a final bracket expected to take longer says so as it starts
-SAMPLED_ONLY = ("batch", "seed", "deal_shares", "bracket_samples", "bracket_rounds",
+SAMPLED_ONLY = ("batch", "seed", "deal_shares", "bracket_samples", "bracket_rounds", "bracket_focus",
                 "exact_exploitability")  # options only a sampled solve uses
 ANNOUNCE_BYTES = 100_000_000  # files at least this large are announced with their size before they are written
 
@@ -551,6 +559,7 @@ class _SampledRun(_Run):
         self.final_per_class = self.args.bracket_samples or default_per_class(solver.kernel)
         self.per_class = max(2, self.final_per_class // PROGRESS_SHARE)
         self.rounds = REFINE_ROUNDS if self.args.bracket_rounds is None else self.args.bracket_rounds
+        self.focus = FOCUS_SHARE if self.args.bracket_focus is None else self.args.bracket_focus
         self.final_in_run = 0.0  # seconds of a final bracket made at the run's last iteration
         self.readings = []  # value readings, on the same deals each time
         self.read_per_class = int(np.clip(READ_DEALS // solver.kernel.n_classes, MIN_READ_PER_CLASS,
@@ -584,12 +593,12 @@ class _SampledRun(_Run):
     def screened_bracket(self, solver, began: float):
         """A progress bracket of a quarter of the samples (recorded); with a target, one that would stop
         the run is checked on the final samples, which then decide. The first says what one costs."""
-        bracket = screen = solver.bracket(self.per_class, rounds=self.rounds)
+        bracket = screen = solver.bracket(self.per_class, rounds=self.rounds, focus=self.focus)
         screened = time.perf_counter()
         checks = self.target and self.per_class < self.final_per_class
         if checks and (screen.interval()[1].max() <= self.target or out_of_reach(screen, self.target)):
             # what the run stops on, and prints at its end
-            bracket = solver.bracket(self.final_per_class, rounds=self.rounds)
+            bracket = solver.bracket(self.final_per_class, rounds=self.rounds, focus=self.focus)
         bracket = self.record(solver, bracket, began, screened if bracket is not screen else began)
         if len(self.history) == 1:
             check = f"; one that would stop the run is checked on {self.final_per_class:,}" if checks else ""
@@ -680,7 +689,7 @@ class _SampledRun(_Run):
         say(f"  final exploitability bracket: {per_class:,} deals per hand class, "
             f"{drawn_deals(per_class, solver.kernel.n_classes):,} deals, " + refine_text(per_class, self.rounds)
             + self.final_bracket_estimate(solver.iteration))
-        return solver.bracket(per_class, rounds=self.rounds)
+        return solver.bracket(per_class, rounds=self.rounds, focus=self.focus)
 
     def final_bracket_estimate(self, iteration: int) -> str:
         """How long the final bracket at ``iteration`` may take: the latest progress bracket's time scaled

@@ -206,6 +206,7 @@ def test_minutes_stop_an_exact_solve_too(tmp_path):
     (["--game", "leduc", "--seed", "3"], "--seed is a sampled solve's option"),
     (["--game", "leduc", "--bracket-samples", "10"], "--bracket-samples is a sampled solve's option"),
     (["--game", "leduc", "--bracket-rounds", "1"], "--bracket-rounds is a sampled solve's option"),
+    (["--game", "leduc", "--bracket-focus", "0"], "--bracket-focus is a sampled solve's option"),
     (["--game", "leduc", "--sampling"], "leduc cannot be solved by sampling"),
     (["--game", "draw27(ranks=8,suits=2,hand=3,stacks=10)", "--sampling", "--alpha", "2"], "alpha"),
     (["--game", "draw27(ranks=8,suits=2,hand=3,stacks=10)", "--sampling", "--updates", "simultaneous"],

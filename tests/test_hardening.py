@@ -21,6 +21,8 @@ SMALL = "draw27(ranks=8,suits=2,hand=3,stacks=10)"
     (["--game", SMALL, "--sampling", "--bracket-samples", "2000000000"], "at most 131,072 deals per hand class"),
     (["--game", SMALL, "--sampling", "--bracket-rounds", "5"], "--bracket-rounds: at most 4 (a round draws 4x"),
     (["--game", SMALL, "--sampling", "--bracket-rounds", "-1"], "--bracket-rounds: must be 0 (no refinement) or more"),
+    (["--game", SMALL, "--sampling", "--bracket-focus", "65"], "--bracket-focus: at most 64 (times each player's"),
+    (["--game", SMALL, "--sampling", "--bracket-focus", "-2"], "--bracket-focus: must be 0 (no focus round) or more"),
 ])
 def test_sampled_bounds_are_refused_in_one_line(tmp_path, capsys, argv, message):
     out = tmp_path / "s.msgpack"

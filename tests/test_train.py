@@ -236,6 +236,17 @@ def test_bracket_rounds_say_how_far_close_classes_are_refined(tmp_path, capsys):
     assert refined[0] == 0 < refined[1] <= refined[2]  # a second round adds to the first's deals (the same ones)
 
 
+def test_bracket_focus_sets_the_focus_rounds_deals(tmp_path, capsys):
+    spent = {}
+    for share in (0, 1, 8):
+        _, _, data = train(tmp_path, capsys, "--game", SMALL, "--sampling", "--iterations", "5",
+                           "--bracket-samples", "200", "--bracket-focus", str(share), "--quiet")
+        spent[share] = data["bracket"]["focus_deals"]
+        assert data["bracket"]["deals"] == 4 * 200 * 36 + data["bracket"]["refine_deals"] + spent[share]
+    # the budget is the share times each player's two first sets, both players
+    assert spent[0] == 0 < spent[1] <= 2 * 2 * 200 * 36 < spent[8] <= 8 * 2 * 2 * 200 * 36, spent
+
+
 @pytest.mark.parametrize("game", [SMALL, "draw27(ranks=6,suits=2,hand=2,stacks=2:3:1)"])
 def test_progress_lines_say_the_brackets_worst_stack_in_bb_and_mbb(tmp_path, capsys, monkeypatch, game):
     monkeypatch.setattr("distcfr.train.Progress", functools.partial(Progress, log_every=0.0))  # a line per iteration

@@ -28,6 +28,7 @@ from distcfr.engine.kernels import sampled_kernel
 from distcfr.engine.row_table import HeldRows, RowTable
 from distcfr.engine.rules import Rule, regret_matching, rule_from_fields, update_sampled_rows
 from distcfr.engine.sampled_bracket import (
+    FOCUS_SHARE,
     REFINE_ROUNDS,
     bracket_chunk,
     chunk_total,
@@ -422,15 +423,15 @@ class ClassBlockSetBase:
         return tuple({name: _joined([p[i][name] for p in parts]) for name in parts[0][i]} for i in (0, 1))
 
     def bracket_sums(self, seed: int, per_class: int, chunks: list[tuple[int, int]],
-                     rounds: int = REFINE_ROUNDS) -> list[np.ndarray]:
+                     rounds: int = REFINE_ROUNDS, focus_share: int = FOCUS_SHARE) -> list[np.ndarray]:
         """Each player's (10, B) sums of the exploitability bracket of the average strategy, the latest
-        iterate scored as a response too
+        iterate scored as a response too, after each player's focus round (``focus_share``; 0: none)
         (distcfr.engine.sampled_bracket; distcfr.evaluate.sampled ``bracket_from_sums`` makes the
         bracket), its chunks spread over the groups, each reading the average where it lies: the
         same bits as the bracket of the gathered average, whatever the number of groups."""
         averages = self._gather_averages()
         published = averages + self._gather("publish_latest")
-        budget = focus_budget(self.starts[-1], per_class)
+        budget = focus_budget(self.starts[-1], per_class, focus_share)
 
         def rechosen(player):
             return lambda parts, deals: self._on_groups(parts, "focus_sums", seed, deals, player, published=averages)

@@ -10,7 +10,7 @@ import numpy as np
 
 from distcfr.engine.kernels import sampled_kernel
 from distcfr.engine.memory import check_fits, class_tables_bytes, exact_estimate
-from distcfr.engine.sampled_bracket import REFINE_ROUNDS, bracket_chunks, chunk_total, value_chunk
+from distcfr.engine.sampled_bracket import FOCUS_SHARE, REFINE_ROUNDS, bracket_chunks, chunk_total, value_chunk
 from distcfr.errors import BadFile, BadParameter, DistcfrError
 from distcfr.evaluate.sampled import Bracket, exploitability_bracket
 from distcfr.evaluate.strategy import Strategy
@@ -43,15 +43,16 @@ class ClassStrategy:
         self.meta = dict(meta or {})
 
     def bracket(self, per_class: int | None = None, seed: int = BRACKET_SEED, rounds: int = REFINE_ROUNDS,
-                latest: dict[str, np.ndarray] | None = None) -> Bracket:
+                latest: dict[str, np.ndarray] | None = None, focus: int = FOCUS_SHARE) -> Bracket:
         """The sampled exploitability bracket per stack (BB per hand): best responses chosen on
         ``per_class`` deals per hand class and scored on as many independent ones (lower estimate),
         and their in-sample value (upper estimate), with standard errors; the profile value with its
         error. By default as many deals per class as fit in ``BRACKET_DEALS``; close classes choose
-        again on more deals in up to ``rounds`` rounds (0: none). ``latest`` (the run's latest iterate,
+        again on more deals in up to ``rounds`` rounds (0: none), then the classes least certain on up to
+        ``focus`` times a player's first deals (the focus round; 0: none). ``latest`` (the run's latest iterate,
         which a file does not keep) is scored as a response too: a second lower estimate."""
         return exploitability_bracket(self.kernel, self.tables, seed, per_class or default_per_class(self.kernel),
-                                      rounds=rounds, latest=latest)
+                                      rounds=rounds, latest=latest, focus_share=focus)
 
     def values(self, per_class: int, seed: int = BRACKET_SEED) -> tuple[np.ndarray, np.ndarray]:
         """(value, standard error) per stack, BB per hand: the button's value under this strategy on

@@ -27,7 +27,7 @@ import numpy as np
 from distcfr.engine.class_blocks import TABLE_DTYPE, LocalClassBlocks, class_visits, regret_matching_rows
 from distcfr.engine.kernels import sampled_kernel
 from distcfr.engine.rules import sampled_rule
-from distcfr.engine.sampled_bracket import REFINE_ROUNDS, bracket_chunks
+from distcfr.engine.sampled_bracket import FOCUS_SHARE, REFINE_ROUNDS, bracket_chunks
 from distcfr.errors import BadParameter
 from distcfr.evaluate.class_strategy import BRACKET_SEED, ClassStrategy, default_per_class
 from distcfr.evaluate.sampled import Bracket, bracket_from_sums
@@ -159,13 +159,13 @@ class SampledSolver(SolverLifetime):
                               "seed": self.seed, "batch": self.batch})
 
     def bracket(self, per_class: int | None = None, seed: int = BRACKET_SEED,
-                rounds: int = REFINE_ROUNDS) -> Bracket:
+                rounds: int = REFINE_ROUNDS, focus: int = FOCUS_SHARE) -> Bracket:
         """The exploitability bracket of the average strategy (as :meth:`ClassStrategy.bracket
         <distcfr.evaluate.class_strategy.ClassStrategy.bracket>` given :meth:`latest_strategy`, the same
         bits), evaluated by the shards where the rows lie: no table is gathered."""
         self._settle()
         per_class = per_class or default_per_class(self.kernel)
-        sums = self.shards.bracket_sums(seed, per_class, bracket_chunks(self.kernel, per_class), rounds)
+        sums = self.shards.bracket_sums(seed, per_class, bracket_chunks(self.kernel, per_class), rounds, focus)
         return bracket_from_sums(sums, per_class, rounds, latest=True)
 
     def values(self, per_class: int, seed: int = BRACKET_SEED) -> tuple[np.ndarray, np.ndarray]:
