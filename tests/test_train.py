@@ -430,7 +430,7 @@ def test_a_screen_meeting_the_target_stops_the_run_only_where_the_final_samples_
 
     asked = []
 
-    def bracket(self, per_class=None, seed=0, rounds=2):
+    def bracket(self, per_class=None, seed=0, rounds=2, focus=8):
         asked.append(per_class)
         high = 0.001 if per_class < MAX_PER_CLASS else 0.02  # a screen meets 0.01, the final samples do not
         one = np.ones(len(self.kernel.stacks))
