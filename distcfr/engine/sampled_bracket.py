@@ -24,7 +24,7 @@ GATE_Z = 3.0  # the scored response plays the profile where its in-sample gain i
 VALUE_STREAM = 32  # value readings' deals (:func:`value_chunk`): a stream no bracket set or refinement round uses
 FOCUS_SHARE = 8  # the focus round's deals per player: this many times the player's two first sets, at most,
 FOCUS_MOST = 1 << 25  # and this many (5 cards from 52 at 14 deals a class: 30 million, beside the bracket's 96)
-FOCUS_CANDIDATES = 8  # classes a chunk puts forward for it: those adding most to its upper estimate's variance
+FOCUS_CANDIDATES = 8  # classes a chunk puts forward for it: those of largest spread (see ChunkSums)
 FOCUS_MIN_CUT = 0.25  # it runs where it cuts a player's part of the upper estimate's variance by this share at least
 FOCUS_STREAM = 34  # its deals: streams 34 + 2 piece + player, keyed by the class
 FOCUS_PIECE = 1 << 17  # in pieces of this many (a piece's stream is fixed by it: the same deals wherever drawn)
@@ -301,6 +301,7 @@ def focus_chunk(game, sigma: dict, seed: int, deals: int, player: int, first: in
                                for b in game.blocks if b.player == player}}
         respond(game, profile, np.array([c]), q, player)
         n, mean, square = 0, 0.0, 0.0  # the gain's moments over the pieces (Chan et al.'s pairwise update)
+        # each piece drawn again (the same deals), not held: a class may get tens of millions
         for i in range(len(sizes)):
             d = piece(c, i)
             g = game.deal_values(profile, d) - game.deal_values(sigma, d)

@@ -36,7 +36,9 @@ class Bracket:
     deals, so the deals' luck mostly cancels. ``*_se`` are standard errors. ``value``
     is the profile's button value; ``per_class`` the deals per hand class in each set; ``extra_deals``
     those drawn again for the classes whose best response was close, in at most ``rounds`` rounds (both
-    players: see distcfr.engine.sampled_bracket.bracket_chunk). A run's bracket also scores each player's
+    players: see distcfr.engine.sampled_bracket.bracket_chunk); ``focus_deals`` the focus round's (the
+    classes least certain chosen again: :func:`~distcfr.engine.sampled_bracket.focus`; their in-sample
+    gains replace theirs in ``high``). A run's bracket also scores each player's
     latest iterate as a response on the same independent deals (``latest_low``: a second lower estimate,
     chosen from every deal of the run rather than a bracket's few; None where there is none, as for a
     strategy file)."""
