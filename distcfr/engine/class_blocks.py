@@ -29,13 +29,12 @@ from distcfr.engine.row_table import HeldRows, RowTable
 from distcfr.engine.rules import Rule, regret_matching, rule_from_fields, update_sampled_rows
 from distcfr.engine.sampled_bracket import (
     FOCUS_SHARE,
+    REFINE,
     REFINE_ROUNDS,
     bracket_chunk,
     chunk_total,
     focus,
-    focus_budget,
     focus_chunk,
-    refine_steps,
     value_chunk,
 )
 from distcfr.games.registry import load_game
@@ -346,16 +345,17 @@ class ClassBlockGroup:
         chunks = {name: [self._publish_rows(use, tables, name, f, np.float16) for f in firsts] for name in tables}
         return StrategyRows(firsts, self.hi, chunks)
 
-    def bracket_sums(self, seed: int, per_class: int, rounds: int, player: int, chunks: list[tuple[int, int]],
-                     *published: StrategyRows) -> list[np.ndarray]:
+    def bracket_sums(self, seed: int, per_class: int, rounds: int, player: int, pilot: bool,
+                     chunks: list[tuple[int, int]], *published: StrategyRows) -> list[np.ndarray]:
         """The bracket's sums of ``player`` for these class ranges (:func:`~distcfr.engine.sampled_bracket.
-        bracket_chunk`, ``rounds`` refinement rounds), against the average strategy of every group, with
+        bracket_chunk`, ``rounds`` refinement rounds, the focus round's ``pilot`` where it runs), against the
+        average strategy of every group, with
         the latest iterate scored as a response too (``published``: every group's average, then every
         group's latest iterate, each in row order)."""
         sigma, latest = (self._read_published(part) for part in (published[:len(published) // 2],
                                                                 published[len(published) // 2:]))
-        return [bracket_chunk(self.kernel, sigma, seed, per_class, player, first, stop, rounds=rounds, latest=latest)
-                for first, stop in chunks]
+        return [bracket_chunk(self.kernel, sigma, seed, per_class, player, first, stop, rounds=rounds, latest=latest,
+                              pilot=pilot) for first, stop in chunks]
 
     def focus_sums(self, seed: int, deals: int, player: int, chunks: list[tuple[int, int]],
                    *averages: StrategyRows) -> list[np.ndarray]:
@@ -431,14 +431,13 @@ class ClassBlockSetBase:
         same bits as the bracket of the gathered average, whatever the number of groups."""
         averages = self._gather_averages()
         published = averages + self._gather("publish_latest")
-        budget = focus_budget(self.starts[-1], per_class, focus_share)
 
         def rechosen(player):
             return lambda parts, deals: self._on_groups(parts, "focus_sums", seed, deals, player, published=averages)
 
-        most = per_class + sum(refine_steps(per_class, rounds=rounds))
-        return [focus(self._on_groups(chunks, "bracket_sums", seed, per_class, rounds, player, published=published),
-                      budget, per_class, most, rechosen(player)) for player in (0, 1)]
+        return [focus(self._on_groups(chunks, "bracket_sums", seed, per_class, rounds, player, focus_share > 0,
+                                      published=published),
+                      self.starts[-1], per_class, REFINE, rounds, focus_share, rechosen(player)) for player in (0, 1)]
 
     def value_sums(self, seed: int, per_class: int, chunks: list[tuple[int, int]]) -> np.ndarray:
         """The (2, B) sums of a value reading of the average strategy (the button's value per stack

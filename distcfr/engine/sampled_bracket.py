@@ -313,12 +313,15 @@ def focus_chunk(game, sigma: dict, seed: int, deals: int, player: int, first: in
     return out
 
 
-def focus(total: ChunkSums, budget: int, per_class: int, most: int,
+def focus(total: ChunkSums, n_classes: int, per_class: int, refine: int, rounds: int, share: int,
           rechosen: Callable[[list[tuple[int, int]], int], np.ndarray]) -> np.ndarray:
     """A player's (10, B) bracket sums after its focus round (:func:`focus_plan` on ``total``, the
-    chunks' total, with ``budget`` deals): the chosen classes' parts of the upper estimate replaced by
-    ``rechosen(chunks, deals)`` (the chunks' total of :func:`focus_chunk`), their deals in row 9."""
-    classes, deals = focus_plan(total, budget, per_class, most)
+    chunks' total of a bracket of ``per_class`` deals for each of ``n_classes`` classes, refined as
+    ``refine`` and ``rounds`` say, with :func:`focus_budget` of ``share``): the chosen classes' parts of
+    the upper estimate replaced by ``rechosen(chunks, deals)`` (the chunks' total of :func:`focus_chunk`),
+    their deals in row 9."""
+    most = per_class + sum(refine_steps(per_class, refine, rounds))  # the deals a class's estimate may have had
+    classes, deals = focus_plan(total, focus_budget(n_classes, per_class, share), per_class, most)
     sums = total.sums.copy()
     if len(classes):
         at = np.isin(total.classes, classes)

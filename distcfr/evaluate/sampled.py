@@ -17,9 +17,7 @@ from distcfr.engine.sampled_bracket import (
     bracket_chunks,
     chunk_total,
     focus,
-    focus_budget,
     focus_chunk,
-    refine_steps,
 )
 
 Z95 = 1.96  # standard errors either side of a normal estimate's 95% interval
@@ -101,16 +99,15 @@ def exploitability_bracket(game, sigma: dict[str, np.ndarray], seed: int, per_cl
     errors of zero; ``latest`` (both players' tables) is scored as a response too. In this process; a
     sampled solve's shards evaluate the same chunks where its rows lie (same bits)."""
     chunks = bracket_chunks(game, per_class)
-    budget = focus_budget(game.n_classes, per_class, focus_share)
 
     def rechosen(player):
         return lambda parts, deals: chunk_total(focus_chunk(game, sigma, seed, deals, player, first, stop, stubs)
                                                 for first, stop in parts)
 
-    most = per_class + sum(refine_steps(per_class, refine, rounds))
     return bracket_from_sums([focus(chunk_total(bracket_chunk(game, sigma, seed, per_class, player, first, stop,
-                                                              refine, stubs, gate, rounds, latest, budget > 0)
-                                                for first, stop in chunks), budget, per_class, most, rechosen(player))
+                                                              refine, stubs, gate, rounds, latest, focus_share > 0)
+                                                for first, stop in chunks),
+                                    game.n_classes, per_class, refine, rounds, focus_share, rechosen(player))
                               for player in (0, 1)], per_class, rounds if refine > 0 else 0, latest is not None)
 
 
