@@ -64,6 +64,14 @@ def respond(game, profile: dict[str, np.ndarray], held: np.ndarray, q: dict[str,
     profile[parent][held] = _one_hot(top)
 
 
+def own_rows(game, sigma: dict, player: int, first: int, stop: int) -> dict[str, RowTable]:
+    """``player``'s rows [first, stop) of every block of ``sigma``, copied (a gather): a best response
+    overwrites them and leaves ``sigma`` as it was."""
+    rows = np.arange(first, stop)
+    return {b.name: RowTable([first, stop], [np.asarray(sigma[b.name][rows])]) for b in game.blocks
+            if b.player == player}
+
+
 def bracket_chunks(game, per_class: int) -> list[tuple[int, int]]:
     """The class ranges a bracket evaluates together (their deal streams are keyed by the first):
     at most ``BRACKET_CHUNK`` deals, and at most ``BRACKET_ROW_BYTES`` of the responding player's
@@ -169,9 +177,7 @@ def bracket_chunk(game, sigma: dict, seed: int, per_class: int, player: int, fir
                   for name in game.response_order[player]}
     weights = game.classes.hands_per_class[first:stop, None] / game.classes.hands_per_class.sum()
     rows = np.arange(first, stop)
-    responder = {b.name: RowTable([first, stop], [sigma[b.name][rows]])  # (a gather: a copy)
-                 for b in game.blocks if b.player == player}  # overwritten by the best response
-    profile = {**sigma, **responder}
+    profile = {**sigma, **own_rows(game, sigma, player, first, stop)}  # overwritten by the best response
     choose, score = (game.sample_deals_of_classes(seed, stream, player, first, stop, per_class, stubs)
                      for stream in (2 * player, 2 * player + 1))
     best_response(game, profile, choose, player)
@@ -215,12 +221,13 @@ def bracket_chunk(game, sigma: dict, seed: int, per_class: int, player: int, fir
         out[at] = (weights * mean).sum(0)
         out[at + 1] = (weights**2 * var).sum(0)
     out[6] = extra
-    if not pilot:
-        return ChunkSums.of(out, first, weights[:, 0], *moments[0], np.zeros(stop - first))
-    piloted = {**sigma, **{name: RowTable([first, stop], [sigma[name][rows]]) for name in responder}}
-    best_response(game, piloted, score, player)  # chosen and valued on the scoring deals: not the estimate's
-    spread = class_moments(game.deal_values(piloted, score) - own, per_class)[1].sum(1) * per_class
-    return ChunkSums.of(out, first, weights[:, 0], *moments[0], weights[:, 0] * np.sqrt(spread))
+    spread = np.zeros(stop - first)
+    if pilot:
+        piloted = {**sigma, **own_rows(game, sigma, player, first, stop)}
+        best_response(game, piloted, score, player)  # chosen and valued on the scoring deals: not the estimate's
+        square = class_moments(game.deal_values(piloted, score) - own, per_class)[1].sum(1) * per_class
+        spread = weights[:, 0] * np.sqrt(square)
+    return ChunkSums.of(out, first, weights[:, 0], *moments[0], spread)
 
 
 @dataclasses.dataclass
@@ -297,8 +304,7 @@ def focus_chunk(game, sigma: dict, seed: int, deals: int, player: int, first: in
             got = game.class_sums(sigma, piece(c, i), player, np.array([sizes[i]]), first=c)
             part = {name: got[name].q.astype(np.float64) for name in game.response_order[player]}
             q = part if q is None else {name: q[name] + part[name] for name in q}
-        profile = {**sigma, **{b.name: RowTable([c, c + 1], [np.asarray(sigma[b.name][np.arange(c, c + 1)])])
-                               for b in game.blocks if b.player == player}}
+        profile = {**sigma, **own_rows(game, sigma, player, c, c + 1)}
         respond(game, profile, np.array([c]), q, player)
         n, mean, square = 0, 0.0, 0.0  # the gain's moments over the pieces (Chan et al.'s pairwise update)
         # each piece drawn again (the same deals), not held: a class may get tens of millions
