@@ -30,7 +30,7 @@ def main() -> None:
     parser.add_argument("--folder", default=None, help="where the two checkpoints go (default: a temporary folder)")
     args = parser.parse_args()
 
-    from distcfr.dist.runtime import shutdown
+    from distcfr.distributed.runtime import shutdown
     from distcfr.games.registry import load_game
     from distcfr.solve.checkpoint import SampledCheckpoint
     from distcfr.solve.launch import Launch

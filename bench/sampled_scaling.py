@@ -47,7 +47,7 @@ def main() -> None:
     parser.add_argument("--json", metavar="FILE", help="write the measured constants and the speed-ups here")
     args = parser.parse_args()
 
-    from distcfr.dist.runtime import start_embedded
+    from distcfr.distributed.runtime import start_embedded
     from distcfr.engine.class_blocks import LocalClassBlocks
     from distcfr.engine.kernels import sampled_kernel
     from distcfr.engine.memory import sampled_estimate
@@ -111,7 +111,7 @@ def main() -> None:
               f"{abs(two[6][0][0] - two[6][1][0]):.2f} s per iteration more than the other in its half-iterations; "
               f"while evaluating, the workers' threads ran on a CPU {running[0]:.0%} of the time on 1 worker and "
               f"{running[1]:.0%} on 2 (the rest another process had the core)")
-    from distcfr.dist.runtime import shutdown
+    from distcfr.distributed.runtime import shutdown
 
     shutdown()
 
@@ -129,7 +129,7 @@ def timed_shards_class(apart: bool = False):
     """RayClassBlocks whose actors add up the seconds of their half-iterations and, within them,
     of evaluating their deals (``take_seconds``); with ``apart``, every actor reads the others'
     rows as if on another node (sent only the rows its deals read)."""
-    from distcfr.dist.ray_shards import RayClassBlocks, _RayClassBlockGroup
+    from distcfr.distributed.ray_shards import RayClassBlocks, _RayClassBlockGroup
 
     class TimedRowGroup(_RayClassBlockGroup):
         def __init__(self, *args):

@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from distcfr.cli import OneLineParser, StartGuard, check_distinct, positive_number, whole_number
-from distcfr.dist import head_watch
+from distcfr.distributed import head_watch
 from distcfr.engine.rules import AUTO, RULES
 from distcfr.engine.sampled_bracket import BRACKET_CHUNK as MAX_BRACKET_SAMPLES
 from distcfr.engine.sampled_bracket import FOCUS_SHARE, REFINE_ROUNDS, drawn_deals, refine_steps
@@ -359,7 +359,7 @@ class _Run:
         self.say_head_line()
 
     def say_head_line(self) -> None:
-        """On a cluster: the one line a lost head ends the run with (distcfr.dist.head_watch), as the
+        """On a cluster: the one line a lost head ends the run with (distcfr.distributed.head_watch), as the
         run stands now: which checkpoint continues it, from which iteration, or that none does."""
         if not self.args.address:
             return
@@ -373,7 +373,7 @@ class _Run:
                        f"with it; {advice}")
 
     def tidy_if_lost(self, pattern: str) -> None:
-        """Remove what matches the glob ``pattern`` if a lost head ends the run (distcfr.dist.head_watch)."""
+        """Remove what matches the glob ``pattern`` if a lost head ends the run (distcfr.distributed.head_watch)."""
         if self.args.address:
             head_watch.tidy(pattern)
 
@@ -409,7 +409,7 @@ class _Run:
             progress.update(s.iteration, s.iteration - self.first_iteration, shown, self.progress_text(s))
 
         if self.where["workers"]:
-            from distcfr.dist.runtime import silence_ray_logs
+            from distcfr.distributed.runtime import silence_ray_logs
 
             silence_ray_logs()
         try:

@@ -24,7 +24,7 @@ def first_action_table(strategy_like) -> np.ndarray:
 def ray_local():
     """The test process's private embedded Ray (3 logical CPUs; each pytest-xdist worker has its
     own), started on first use and ended at the end of the session by its own handle."""
-    from distcfr.dist.runtime import start_embedded
+    from distcfr.distributed.runtime import start_embedded
 
     start_embedded(num_cpus=3)
     import ray

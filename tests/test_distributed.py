@@ -74,7 +74,7 @@ class KillBefore:
 
 @pytest.mark.slow
 def test_killed_actor_is_restarted_and_result_is_bitwise_the_same(ray_local):
-    from distcfr.dist.ray_shards import RayShards
+    from distcfr.distributed.ray_shards import RayShards
 
     spec = SEED_GAME
     shards = KillBefore(RayShards(spec, 4, 2), calls_before_kill=7)  # the second half of iteration 4
@@ -98,7 +98,7 @@ def test_two_node_cluster_spreads_actors_and_survives_losing_a_node(tmp_path):
     import ray
     from ray.cluster_utils import Cluster
 
-    from distcfr.dist.ray_shards import RayShards
+    from distcfr.distributed.ray_shards import RayShards
 
     if ray.is_initialized():
         ray.shutdown()  # this test needs its own (multi-node) cluster

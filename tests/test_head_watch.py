@@ -1,4 +1,4 @@
-"""The head watch (distcfr.dist.head_watch) without a cluster: a TCP listener on loopback plays the
+"""The head watch (distcfr.distributed.head_watch) without a cluster: a TCP listener on loopback plays the
 head's GCS port. The watch calls its handler once the port refuses connections for its grace
 time, or answers nothing for its longer one, never while it listens; the guard process says the
 run's line (and removes what it was told to) when its driver ends without a goodbye while the
@@ -10,7 +10,7 @@ import sys
 import threading
 import time
 
-from distcfr.dist import head_watch
+from distcfr.distributed import head_watch
 
 LINE = "train: the head at {address} is gone ({why}); go on with --resume x.ckpt"
 
@@ -90,7 +90,7 @@ def test_a_stopped_watch_says_nothing():
 
 
 def guard(address: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "distcfr.dist.head_watch", address], stdin=subprocess.PIPE,
+    return subprocess.Popen([sys.executable, "-m", "distcfr.distributed.head_watch", address], stdin=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
 
 

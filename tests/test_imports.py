@@ -2,7 +2,7 @@
 
     errors, cards  <-  games  <-  engine  <-  evaluate  <-  present, solve  <-  the CLI modules
                         io (files: arrays and fields only)  <-  evaluate, solve
-                        engine  <-  dist (the only place, with the CLI, that imports ray)  <-  solve
+                        engine  <-  distributed (the only place, with the CLI, that imports ray)  <-  solve
 
 Imports are read from the source (module level and inside functions; blocks under
 ``if TYPE_CHECKING:`` are annotations, not imports). Importing ``a.b.c`` runs the packages
@@ -24,10 +24,10 @@ ALLOWED = {  # package -> packages it may import (besides itself)
     "engine": {"errors", "cards", "games"},
     "evaluate": {"errors", "cards", "games", "engine", "io"},
     "present": {"errors", "cards", "games", "engine", "io", "evaluate"},
-    "solve": {"errors", "cards", "games", "engine", "io", "evaluate", "dist"},
-    "dist": {"errors", "games", "engine"},
+    "solve": {"errors", "cards", "games", "engine", "io", "evaluate", "distributed"},
+    "distributed": {"errors", "games", "engine"},
 }
-RAY_ALLOWED = {"dist", "cli"}
+RAY_ALLOWED = {"distributed", "cli"}
 
 
 def module_name(path: Path) -> str:

@@ -23,7 +23,7 @@ import netns_cluster
 import pytest
 from netns_cluster import NamespaceCluster, NamespaceUnavailable, namespaces, pid_alive
 
-from distcfr.dist import head_watch
+from distcfr.distributed import head_watch
 from distcfr.solve.checkpoint import load_checkpoint
 from distcfr.train import main
 

@@ -4,7 +4,7 @@ import pytest
 import ray._private.worker as ray_worker
 from ray.exceptions import RpcError
 
-from distcfr.dist.runtime import AUTOSCALER_FAILURE, hide_autoscaler_failures, release
+from distcfr.distributed.runtime import AUTOSCALER_FAILURE, hide_autoscaler_failures, release
 
 
 def test_the_autoscalers_failure_report_is_dropped_and_every_other_report_printed(monkeypatch, capsys):

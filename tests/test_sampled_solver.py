@@ -55,7 +55,7 @@ def test_same_seed_same_file_on_1_2_3_workers(ray_local, tmp_path):
 @pytest.mark.slow
 @pytest.mark.parametrize("workers", [2, 3])
 def test_workers_on_other_nodes_are_sent_only_the_rows_their_deals_read_and_give_the_same_bits(ray_local, workers):
-    from distcfr.dist.ray_shards import RayClassBlocks
+    from distcfr.distributed.ray_shards import RayClassBlocks
 
     game = distcfr.load_game("draw27(ranks=8,suits=2,hand=3,stacks=2:3:1)")
     batch, blocks = 150, 6  # fewer deals per worker than rows: a worker's deals cannot hold every other row

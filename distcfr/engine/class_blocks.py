@@ -140,7 +140,7 @@ class ClassBlockGroup:
     """Blocks [first, stop) of a sampled game and the table rows of their classes (what a Ray
     actor wraps). ``spec`` is the game's spec string; the kernel is built from it."""
 
-    restartable = False  # a fresh process would not have the rows: a run stops instead (distcfr.dist.ray_shards)
+    restartable = False  # a fresh process would not have the rows: a run stops instead (distcfr.distributed.ray_shards)
 
     def __init__(self, spec: str, n_blocks: int, first: int, stop: int, seed: int, halves: tuple[int, int],
                  table_dtype=TABLE_DTYPE):

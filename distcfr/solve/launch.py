@@ -43,7 +43,7 @@ def auto_workers(pass_seconds: float, n_shards: int, address: str | None) -> int
     address), at most one per shard."""
     if address is None and (pass_seconds < RAY_WORTH_SECONDS or n_shards == 1):
         return 0
-    from distcfr.dist.launch import available_cpus
+    from distcfr.distributed.launch import available_cpus
 
     return max(1, min(available_cpus(address), n_shards))
 
@@ -81,7 +81,7 @@ class Launch:
         self._check(estimate(layout, n_shards, workers), layout.game.spec)
         if workers == 0:
             return LocalShards(layout, n_shards)
-        from distcfr.dist.launch import ray_shard_set
+        from distcfr.distributed.launch import ray_shard_set
 
         self._start_ray(workers)
         return ray_shard_set(layout.game.spec, n_shards, workers)
@@ -94,7 +94,7 @@ class Launch:
         rebuilding = self.memory is not None  # after lost workers: on what the cluster has now
         workers = self._resolve(sum(halves) / 2 / SAMPLED_DEALS_PER_SECOND, n_blocks)
         if rebuilding and workers:
-            from distcfr.dist.launch import available_cpus
+            from distcfr.distributed.launch import available_cpus
 
             workers = self.resolved = max(1, min(workers, available_cpus(self.address)))
         memory = sampled_estimate(sampled_kernel(load_game(spec)), max(halves), n_blocks, workers)
@@ -109,14 +109,14 @@ class Launch:
                       f"beside the run; the final bracket runs once the current strategy is let go")
         if workers == 0:
             return LocalClassBlocks(spec, n_blocks, seed, halves)
-        from distcfr.dist.launch import ray_sampled_shard_set
+        from distcfr.distributed.launch import ray_sampled_shard_set
 
         self._start_ray(workers)
         return ray_sampled_shard_set(spec, n_blocks, workers, seed, halves)
 
     def _start_ray(self, workers: int) -> None:
         """Join the cluster or start the embedded Ray (once: a rebuild after lost workers reuses it)."""
-        from distcfr.dist.launch import start_ray
+        from distcfr.distributed.launch import start_ray
 
         self.started_ray = start_ray(workers, self.address) or self.started_ray
 
@@ -141,18 +141,18 @@ class Launch:
         """Whether the shards' Ray is still there (always, in-process)."""
         if not self.resolved:
             return True
-        from distcfr.dist.runtime import ray_alive
+        from distcfr.distributed.runtime import ray_alive
 
         return ray_alive()
 
     def release(self, close: Callable[[], None], deadline: float | None = None) -> bool:
         """Run ``close`` (the shard set's) and stop the Ray this launch started, giving up after
         ``deadline`` seconds (None: wait); returns whether it finished (see
-        distcfr.dist.runtime.release: after a signal to the whole process group Ray may be gone)."""
+        distcfr.distributed.runtime.release: after a signal to the whole process group Ray may be gone)."""
         if not self.resolved:
             close()
             return True
-        from distcfr.dist.runtime import release
+        from distcfr.distributed.runtime import release
 
         return release(close, self.started_ray, deadline)
 

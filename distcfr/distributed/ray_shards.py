@@ -13,7 +13,7 @@ rebuilds its shards, and a call marked ``@rerunnable`` is retried on it by Ray
 state its first step left on the actor: those ``@stateful`` calls are not retried, and a
 loss surfaces as ``BestResponseStateLost``, on which the evaluator redoes the whole best
 response (the one piece of hand-written recovery). A lost head is nobody's to recover from: a
-failed call first asks the head watch (distcfr.dist.head_watch), which ends the process then.
+failed call first asks the head watch (distcfr.distributed.head_watch), which ends the process then.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from ray.exceptions import GetTimeoutError, ObjectLostError, OutOfMemoryError, R
 from ray.util.placement_group import placement_group, remove_placement_group
 from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
 
-from distcfr.dist import head_watch
+from distcfr.distributed import head_watch
 from distcfr.engine.best_response import BestResponseStateLost
 from distcfr.engine.class_blocks import ClassBlockGroup, ClassBlockSetBase, StrategyRows
 from distcfr.engine.shard_set import ShardGroup, ShardSetBase

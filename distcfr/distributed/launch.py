@@ -9,7 +9,7 @@ import os
 def start_ray(workers: int, address: str | None) -> bool:
     """Join the cluster at ``address``, or start the embedded Ray with a CPU per worker at least;
     returns whether this process started Ray (and must stop it)."""
-    from distcfr.dist.runtime import connect, ray_running, start_embedded
+    from distcfr.distributed.runtime import connect, ray_running, start_embedded
 
     if address is not None:
         connect(address)
@@ -23,7 +23,7 @@ def available_cpus(address: str | None) -> int:
     """CPUs a run may use: this machine's, or the cluster's (joined first)."""
     if address is None:
         return os.cpu_count() or 1
-    from distcfr.dist.runtime import cluster_cpus, connect
+    from distcfr.distributed.runtime import cluster_cpus, connect
 
     connect(address)
     return cluster_cpus()
@@ -31,13 +31,13 @@ def available_cpus(address: str | None) -> int:
 
 def ray_shard_set(spec: str, n_shards: int, workers: int):
     """The exact game's shards on ``workers`` Ray actors (Ray running)."""
-    from distcfr.dist.ray_shards import RayShards
+    from distcfr.distributed.ray_shards import RayShards
 
     return RayShards(spec, n_shards, workers)
 
 
 def ray_sampled_shard_set(spec: str, n_blocks: int, workers: int, seed: int, halves: tuple[int, int]):
     """A sampled game's class blocks on ``workers`` Ray actors (Ray running)."""
-    from distcfr.dist.ray_shards import RayClassBlocks
+    from distcfr.distributed.ray_shards import RayClassBlocks
 
     return RayClassBlocks(spec, n_blocks, workers, seed, halves)

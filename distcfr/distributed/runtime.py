@@ -8,7 +8,7 @@
   authentication is whatever the cluster uses (``RAY_AUTH_MODE=token`` plus ``RAY_AUTH_TOKEN``
   or ``RAY_AUTH_TOKEN_PATH`` in the environment, see cluster/README.md). Its head is watched
   while the run needs it: a lost head ends the process in seconds with one line
-  (distcfr.dist.head_watch).
+  (distcfr.distributed.head_watch).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import socket
 import sys
 import time
 
-from distcfr.dist import head_watch
+from distcfr.distributed import head_watch
 from distcfr.errors import ClusterError
 
 
@@ -92,7 +92,7 @@ def connect(address: str) -> None:
     retries for minutes against a wrong address or a refused token), the head is probed with
     short deadlines: a TCP connection, an HTTP/2 handshake (what every gRPC server answers) and
     one GCS request carrying this process's token. Each failure is one ClusterError line
-    saying what to check. Once joined, the head is watched (distcfr.dist.head_watch) until the
+    saying what to check. Once joined, the head is watched (distcfr.distributed.head_watch) until the
     run's workers are released."""
     global _joined
     _keep_signals_from_ray_core()

@@ -185,8 +185,9 @@ def _start_guard(address: str) -> subprocess.Popen | None:
     except (OSError, ValueError, AttributeError):
         stderr = None
     try:
-        guard = subprocess.Popen([sys.executable, "-m", "distcfr.dist.head_watch", address], stdin=subprocess.PIPE,
-                                 stdout=subprocess.DEVNULL, stderr=stderr, text=True, close_fds=True)
+        guard = subprocess.Popen([sys.executable, "-m", "distcfr.distributed.head_watch", address],
+                                 stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=stderr, text=True,
+                                 close_fds=True)
     except OSError:
         return None
     _tell("say", _State.line, guard)
