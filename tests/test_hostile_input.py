@@ -362,7 +362,8 @@ def test_io_imports_nothing_of_evaluate_solve_or_dist():
             names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
                 [node.module or ""] if isinstance(node, ast.ImportFrom) else []
             for name in names:
-                assert not name.startswith(("distcfr.evaluate", "distcfr.solve", "distcfr.distributed", "ray")), (path, name)
+                assert not name.startswith(
+                    ("distcfr.evaluate", "distcfr.solve", "distcfr.distributed", "ray")), (path, name)
 
 
 # ---- the sampled solver's files: two more declarations of the same schema machinery ------------------
