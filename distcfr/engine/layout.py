@@ -41,6 +41,7 @@ class Layout:
             raise ValueError(f"{game.name}: the tree has no decision")
         groups: dict[tuple[int, str], InfosetGroup] = {}
         node_group: dict[int, tuple[int, str]] = {}
+        group_history: dict[tuple[int, str], tuple[str, ...]] = {}
         for node in np.flatnonzero(tree.player != TERMINAL):
             history, player = tree.histories[node], int(tree.player[node])
             key = (player, game.observation(history, player))
@@ -50,6 +51,7 @@ class Layout:
                 raise ValueError(f"{game.name}: nodes sharing observation {key} differ: {group} vs {groups[key]}")
             groups[key] = group
             node_group[int(node)] = key
+            group_history.setdefault(key, history)
         ordered = sorted(groups, key=lambda k: (k[0], groups[k].depth))  # stable: BFS within
         offset, start = {}, 0
         for key in ordered:
@@ -66,9 +68,25 @@ class Layout:
         self.infoset_depth = np.repeat([g.depth for g in self.groups], sizes).astype(np.int64)
         self.n_actions = np.repeat([len(g.action_labels) for g in self.groups], sizes).astype(np.int64)
         self.action_mask = np.arange(self.max_actions)[None, :] < self.n_actions[:, None]  # (n_is, A)
+        self.variant_mask = self._variant_mask([group_history[k] for k in ordered], sizes)  # (B, n_is, A)
         self.player_rows = tuple(
             slice(int(np.searchsorted(self.infoset_player, p)),
                   int(np.searchsorted(self.infoset_player, p, side="right"))) for p in (0, 1))
+
+    def _variant_mask(self, histories: list, sizes: list[int]) -> np.ndarray:
+        """(B, n_is, A) bool: the actions each variant may take (``Game.variant_legal``); the legal
+        actions of every infoset where the game's variants all take the same ones."""
+        b = len(self.game.variant_labels)
+        legal = [self.game.variant_legal(h) for h in histories]
+        if all(x is None for x in legal):
+            return np.broadcast_to(self.action_mask, (b, *self.action_mask.shape))
+        mask = np.zeros((b, self.n_infosets, self.max_actions), dtype=bool)
+        start = 0
+        for group_legal, size, group in zip(legal, sizes, self.groups):
+            n = len(group.action_labels)
+            mask[:, start:start + size, :n] = True if group_legal is None else np.asarray(group_legal)[:, None, :]
+            start += size
+        return mask
 
     @cached_property
     def labels(self) -> tuple[str, ...]:
@@ -114,6 +132,6 @@ class Layout:
         return self.game.n_deals
 
     def uniform_strategy(self) -> np.ndarray:
-        """(n_variants, n_infosets, max_actions): uniform over the legal actions."""
-        table = self.action_mask / self.n_actions[:, None]
-        return np.broadcast_to(table, (self.n_variants, *table.shape)).copy()
+        """(n_variants, n_infosets, max_actions): uniform over each variant's legal actions."""
+        mask = self.variant_mask
+        return mask / mask.sum(axis=-1, keepdims=True)

@@ -88,9 +88,16 @@ def estimate(layout: Layout | GameSizes, n_shards: int, workers: int) -> MemoryE
     workers (0: in this process); ``layout`` may be the cheap :func:`game_sizes`."""
     game = layout.game
     n_deals = layout.n_deals
-    deals = n_deals * F8 * (game.cards_per_deal + 1)
     sizes = np.diff([n_deals * k // n_shards for k in range(n_shards + 1)])
-    per_shard = [shard_bytes(layout, int(d)) for d in sizes]
+    if game.exact_form == "ranges":
+        from distcfr.engine.ranges import range_shard_bytes
+
+        deals = 0
+        starts = np.cumsum([0, *sizes])
+        per_shard = [range_shard_bytes(layout, int(a), int(z)) for a, z in zip(starts[:-1], starts[1:])]
+    else:
+        deals = n_deals * F8 * (game.cards_per_deal + 1)
+        per_shard = [shard_bytes(layout, int(d)) for d in sizes]
     holders = max(workers, 1)
     blocks = np.array_split(np.arange(n_shards), holders)
     per_worker = max(sum(per_shard[i][0] + per_shard[i][1] for i in blk) + max(per_shard[i][2] for i in blk)

@@ -66,6 +66,18 @@ class ShardSet(Protocol):
         """Release the workers (a no-op in-process)."""
 
 
+def exact_kernels(layout: Layout, start: int, stop: int):
+    """The (CFR, best response) kernels of one shard, in the game's exact form: dense over deals, or
+    per player over its private states (``Game.exact_form``)."""
+    if layout.game.exact_form == "ranges":
+        from distcfr.engine.ranges import RangeBestResponseKernel, RangeCFRKernel, RangeShard
+
+        shard = RangeShard(layout, start, stop)
+        return RangeCFRKernel(shard), RangeBestResponseKernel(shard)
+    shard = Shard(layout, start, stop)
+    return CFRKernel(shard), BestResponseKernel(shard)
+
+
 class ShardGroup:
     """Shards [first, stop) of one game (what a Ray actor wraps). ``game`` is a spec string (an
     actor builds its own deal arrays from it) or an already built Layout. Each method returns
@@ -78,9 +90,9 @@ class ShardGroup:
             game = Layout(load_game(game))
         bounds = game.shard_bounds(n_shards)
         self.n_shards, self.first, self.stop = n_shards, first, stop
-        shards = [Shard(game, *bounds[i]) for i in range(first, stop)]
-        self.cfr = [CFRKernel(s) for s in shards]
-        self.br = [BestResponseKernel(s) for s in shards]
+        kernels = [exact_kernels(game, *bounds[i]) for i in range(first, stop)]
+        self.cfr = [cfr for cfr, _ in kernels]
+        self.br = [br for _, br in kernels]
 
     def _sums(self, results: list) -> dict:
         return subtree_sums(dict(enumerate(results, self.first)), 0, self.n_shards, self.first, self.stop)

@@ -39,7 +39,7 @@ class Evaluator:
             if total is None:
                 continue
             depth_rows = [layout.rows_at(p, level) for p in (0, 1)]
-            mask = np.concatenate([layout.action_mask[rows] for rows in depth_rows])  # (n_rows, A)
+            mask = np.concatenate([layout.variant_mask[:, rows] for rows in depth_rows], axis=1)  # (B, n_rows, A)
             self.shards.br_level_apply(level, np.where(mask, total, -np.inf).argmax(axis=-1))
         return self.shards.br_root()
 

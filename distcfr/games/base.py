@@ -47,7 +47,7 @@ class Game:
     @classmethod
     def from_spec_params(cls, raw: dict[str, str]) -> Game:
         """Build the game from the string parameters of a spec, checking every one."""
-        fields = {f.name: f for f in dataclasses.fields(cls.Params)}
+        fields = {_spec_key(f): f for f in dataclasses.fields(cls.Params)}
         values = {}
         for key, text in raw.items():
             if key not in fields:
@@ -55,7 +55,7 @@ class Game:
                 raise BadParameter(f"unknown parameter {key!r} for game {cls.name!r} (known: {known})")
             parse = fields[key].metadata.get("parse", _parser_for(fields[key].type))
             try:
-                values[key] = parse(text)
+                values[fields[key].name] = parse(text)
             except (TypeError, ValueError) as err:
                 raise BadParameter(f"bad value {text!r} for {cls.name} parameter {key!r}: {err}") from None
         game = cls(cls.Params(**values))
@@ -78,7 +78,7 @@ class Game:
         for f in dataclasses.fields(self.params):
             value = getattr(self.params, f.name)
             if value != getattr(default, f.name):
-                changed[f.name] = f.metadata.get("format", str)(value)
+                changed[_spec_key(f)] = f.metadata.get("format", str)(value)
         return format_spec(self.name, changed)
 
     # ---- the rules ------------------------------------------------------------------
@@ -89,6 +89,12 @@ class Game:
     def player(self, history: History) -> int:
         """The player (0 or 1) who acts at a non-terminal history."""
         raise NotImplementedError
+
+    def variant_legal(self, history: History) -> np.ndarray | None:
+        """(n_variants, n_actions) bool: which actions of a decision each variant may take, for games
+        whose variants share one tree that holds every variant's actions (nl27: a raise a small stack
+        cannot make); None when every variant may take every action."""
+        return None
 
     def observation(self, history: History, player: int) -> str:
         """What ``player`` has seen of the public history; equal strings share infosets."""
@@ -139,6 +145,9 @@ class Game:
         """The numeric parameter each variant stands for (e.g. the stack), if any."""
         return None
 
+    #: how the exact solver meets chance: "deals" (every chance outcome at the root, dense over
+    #: (nodes, deals)) or "ranges" (per public node, a vector per player over its private states)
+    exact_form: str = "deals"
     #: the update rule that reaches the default target fastest on this game (measured)
     default_algorithm: str = "dcfr"
     #: exploitability a plain ``python -m distcfr.train`` run stops at, in ``unit``
@@ -173,6 +182,11 @@ class Game:
 
     def __repr__(self) -> str:
         return f"<game {self.spec}>"
+
+
+def _spec_key(field: dataclasses.Field) -> str:
+    """The name a parameter has in a spec (``raise``, a Python keyword, is the field ``raise_``)."""
+    return field.metadata.get("key", field.name)
 
 
 def _parser_for(kind):

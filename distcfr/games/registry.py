@@ -9,9 +9,10 @@ from distcfr.games.draw27 import Draw27
 from distcfr.games.kuhn import Kuhn
 from distcfr.games.leduc import Leduc
 from distcfr.games.minipoker import MiniPoker
+from distcfr.games.nl27 import Nl27
 from distcfr.games.spec import parse_spec
 
-REGISTRY: dict[str, type[Game]] = {cls.name: cls for cls in (Kuhn, Leduc, Community13, MiniPoker, Draw27)}
+REGISTRY: dict[str, type[Game]] = {cls.name: cls for cls in (Kuhn, Leduc, Community13, MiniPoker, Draw27, Nl27)}
 
 
 def register(cls: type[Game]) -> type[Game]:

@@ -76,7 +76,7 @@ class Solver(SolverLifetime):
         self.sums = np.zeros(shape)  # (B, n_is, A) float64 strategy sums
         self.prediction = np.zeros(shape) if self.rule.predictive else None
         self.sigma = layout.uniform_strategy()  # (B, n_is, A) current strategy
-        self._uniform = self.sigma[0].copy()  # (n_is, A)
+        self._uniform = self.sigma.copy()  # (B, n_is, A)
         self.iteration = 0  # complete iterations
         self.phase = 0  # alternating updates: the player who updates next within iteration + 1
         self.waiting_on_shards = False  # True only while a shard call is in flight (safe to abandon)
@@ -127,7 +127,7 @@ class Solver(SolverLifetime):
     def _update(self, p: int, sums: tuple, discount) -> None:
         q, reach = sums  # (B, n_p, A), (B, n_p)
         rows = self.layout.player_rows[p]
-        mask = self.layout.action_mask[rows]
+        mask = self.layout.variant_mask[:, rows]
         sigma = self.sigma[:, rows]
         value = (sigma * q) @ np.ones(q.shape[-1])  # (B, n_p): a product beats sum over a short axis
         inst_regret = (q - value[..., None]) * mask
@@ -137,7 +137,7 @@ class Solver(SolverLifetime):
         if self.prediction is not None:
             self.prediction[:, rows] = inst_regret
             basis = basis + inst_regret
-        self.sigma[:, rows] = regret_matching(basis, self._uniform[rows])
+        self.sigma[:, rows] = regret_matching(basis, self._uniform[:, rows])
 
     # ---- strategies ------------------------------------------------------------------------------
     def _meta(self) -> dict:
@@ -149,7 +149,7 @@ class Solver(SolverLifetime):
     def average_strategy(self) -> Strategy:
         """The normalised strategy sums (uniform where an infoset was never reached)."""
         total = self.sums.sum(axis=-1, keepdims=True)
-        uniform = self.layout.action_mask / self.layout.n_actions[:, None]
+        uniform = self._uniform
         with np.errstate(invalid="ignore", divide="ignore"):
             probs = np.where(total > 0, self.sums / total, uniform)
         return Strategy(self.layout, probs, self.evaluator, self._meta())

@@ -1,0 +1,359 @@
+"""nl27: no-limit deuce-to-seven single draw, heads-up, with a betting abstraction (rules in
+docs/GAMES.md): the game draw27 simplifies to push or fold.
+
+Deck, hands, draw and hand order are draw27's. The button (player 1) posts 0.5 BB, the big blind
+(player 2) 1 BB, both start with the stack S. A betting round before the draw (button first), the
+draw (the big blind discards and draws first, the button sees how many cards it took, then draws;
+the big blind sees the button's count), and a betting round after the draw (big blind first) unless
+someone is all-in; then the lower hand wins the other's contribution.
+
+The public tree holds the actions of every stack of a list: a raise a stack cannot make (its size
+reaches the stack) is masked for that stack's variant (``variant_legal``), where the all-in stays.
+Every amount but the all-in follows from the history alone, so one tree serves every stack.
+
+Action codes: ``f`` fold, ``k`` check, ``c`` call (the button's limp included), ``a`` all-in,
+``r<X>`` a raise to X in total before the draw (the open included) or to X in the round after it,
+``b<X>`` the first bet after the draw (X into the round), ``d<m>`` a draw (m: draw27's mask
+character; bit j of the mask discards the j-th lowest card). A player's observation joins the
+codes with ``-`` and shows the opponent's draw as ``n<count>``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from functools import cached_property
+
+import numpy as np
+
+from distcfr.cards import RANKS, SUITS
+from distcfr.errors import BadParameter
+from distcfr.games.base import Game, History
+from distcfr.games.draw27 import MASK_CODES, _format_stacks, parse_stacks
+
+ALLIN = math.inf  # a contribution that is the whole stack, whatever the stack
+MAX_EXACT_STATES = 12_000  # private states of one player after its draw, summed over the draw counts
+MAX_EXACT_CELLS = 1.5e8  # table cells (infosets x actions x stacks) the exact solver holds
+
+
+def parse_sizes(text: str) -> tuple[float, ...]:
+    """``"2.5/4"`` -> (2.5, 4.0); ``"none"`` -> (); one number -> a one-element list."""
+    if text.strip().lower() == "none":
+        return ()
+    try:
+        sizes = tuple(float(part) for part in text.split("/"))
+    except ValueError:
+        raise ValueError("write a list of numbers separated by '/' (2.5/4), or none") from None
+    if not all(math.isfinite(x) for x in sizes):
+        raise ValueError("sizes must be finite")
+    return tuple(dict.fromkeys(sizes))  # equal sizes are offered once
+
+
+def _format_sizes(sizes: tuple) -> str:
+    return "/".join(f"{x:g}" for x in sizes) if sizes else "none"
+
+
+def _amount(x: float) -> str:
+    return f"{x:g}"
+
+
+@dataclasses.dataclass
+class Betting:
+    """The public state after a history: who acts, what each player has put in, the round."""
+
+    phase: str = "pre"  # pre, draw, post, fold, showdown
+    to_act: int = 0
+    contrib: list = dataclasses.field(default_factory=lambda: [0.5, 1.0])  # button, big blind; ALLIN = the stack
+    round_start: float = 0.0  # both players' contribution when the post-draw round began
+    raises: int = 0  # raises (bets, all-ins) made in this round
+    acted: list = dataclasses.field(default_factory=lambda: [False, False])  # since the last raise
+    folder: int = -1
+    draws: list = dataclasses.field(default_factory=list)  # draw masks in order (big blind's first)
+
+    @property
+    def facing(self) -> bool:
+        return self.contrib[1 - self.to_act] > self.contrib[self.to_act]
+
+    @property
+    def all_in(self) -> bool:
+        return ALLIN in self.contrib
+
+
+class Nl27(Game):
+    name = "nl27"
+    default_algorithm = "dcfr"  # the fastest rule to small exploitability here (python -m distcfr.compare)
+    default_target = 1e-5
+    unit = "BB"
+    seats = ("button", "big blind")
+    exact_form = "ranges"
+
+    @dataclasses.dataclass(frozen=True)
+    class Params:
+        ranks: int = 13
+        suits: int = 1
+        hand: int = 1
+        stacks: tuple = dataclasses.field(
+            default=(10.0,), metadata={"parse": parse_stacks, "format": lambda v: _format_stacks(v)})
+        open: tuple = dataclasses.field(default=(2.5,), metadata={"parse": parse_sizes, "format": _format_sizes})
+        limp: int = 1
+        raise_: float = dataclasses.field(default=3.0, metadata={"key": "raise"})
+        bet: tuple = dataclasses.field(default=(0.5, 1.0), metadata={"parse": parse_sizes, "format": _format_sizes})
+        cap: int = 3
+
+    def validate(self) -> None:
+        p = self.params
+        r, s, h = p.ranks, p.suits, p.hand
+        if not 2 <= r <= 13:
+            raise BadParameter(f"nl27 ranks must be between 2 and 13, got {r}")
+        if not 1 <= s <= 4:
+            raise BadParameter(f"nl27 suits must be between 1 and 4, got {s}")
+        if not 1 <= h <= 5:
+            raise BadParameter(f"nl27 hand must be between 1 and 5 cards, got {h}")
+        if r * s < 4 * h:
+            raise BadParameter(f"a deck of {r * s} cards is too small for {h}-card hands: both players "
+                               f"replacing their whole hand need {4 * h}")
+        if min(p.stacks) <= 1:
+            raise BadParameter(f"nl27 stack {min(p.stacks):g} must be more than the big blind (1)")
+        if p.open and min(p.open) < 2:
+            raise BadParameter(f"nl27 open size {min(p.open):g} is below the minimum raise (to 2 BB)")
+        if p.limp not in (0, 1):
+            raise BadParameter(f"nl27 limp is 0 or 1, got {p.limp}")
+        if not p.raise_ >= 2:
+            raise BadParameter(f"nl27 raise must be at least 2 (a raise at least doubles the bet), got {p.raise_:g}")
+        if not math.isfinite(p.raise_):
+            raise BadParameter("nl27 raise must be finite")
+        if p.bet and min(p.bet) <= 0:
+            raise BadParameter(f"nl27 bet fractions must be above 0, got {min(p.bet):g}")
+        if not 1 <= p.cap <= 20:
+            raise BadParameter(f"nl27 cap (raises per round) must be between 1 and 20, got {p.cap}")
+
+    # ---- sizes --------------------------------------------------------------------------------
+    @cached_property
+    def n_hands(self) -> int:
+        return math.comb(self.params.ranks * self.params.suits, self.params.hand)
+
+    def received_per_hand(self, k: int) -> int:
+        """How many sets of k cards a player can receive for one hand (from the cards not in it)."""
+        n, h = self.params.ranks * self.params.suits, self.params.hand
+        return math.comb(n - h, k)
+
+    def states_after_draw(self, k: int) -> int:
+        """A player's private states after discarding k cards: (hand, received cards)."""
+        return self.n_hands * self.received_per_hand(k)
+
+    @property
+    def n_deals(self) -> int:
+        """The exact solver's shards cut the button's starting hands."""
+        return self.n_hands
+
+    @property
+    def default_shards(self) -> int:
+        return 1
+
+    def exact_size_problem(self) -> str | None:
+        h = self.params.hand
+        states = sum(math.comb(h, k) * self.states_after_draw(k) for k in range(h + 1))
+        p = self.params
+        deck = f"nl27 with {p.ranks} ranks, {p.suits} suits, {h} cards"
+        if states > MAX_EXACT_STATES:
+            pairs = sum(math.comb(h, k0) * math.comb(h, k1) * self.states_after_draw(k0) * self.states_after_draw(k1)
+                        for k0 in range(h + 1) for k1 in range(h + 1))
+            return (f"{deck} has {states:,} private states a player after the draw (at most {MAX_EXACT_STATES:,} "
+                    f"here); its showdown matrices alone would take {pairs * 8 / 1e9:,.1f} GB and each iteration "
+                    f"about {2 * pairs * 40 / 5e9:,.0f} s; nl27 has no sampled solver yet")
+        cells = self.table_cells()
+        if cells > MAX_EXACT_CELLS:
+            return (f"{deck} and {len(p.stacks)} stacks has {cells:,.0f} table cells (at most {MAX_EXACT_CELLS:,.0f}: "
+                    f"about {cells * 8 * 7 / 1e9:,.1f} GB of tables); solve fewer stacks at once")
+        return None
+
+    def table_cells(self) -> int:
+        """Infosets x actions x stacks of the exact solver's tables, counted from the public tree."""
+        tree, cells, seen = self.tree, 0, set()
+        for node in np.flatnonzero(tree.player >= 0):
+            history, player = tree.histories[node], int(tree.player[node])
+            key = (player, self.observation(history, player))
+            if key not in seen:
+                seen.add(key)
+                cells += self.private_count(history, player)
+        return cells * tree.max_actions * len(self.params.stacks)
+
+    # ---- cards ----------------------------------------------------------------------------------
+    @property
+    def deck(self) -> np.ndarray:
+        """(n_cards,) card ids of the deck: the lowest ``ranks`` ranks in ``suits`` suits."""
+        return np.array([r * 4 + s for r in range(self.params.ranks) for s in range(self.params.suits)])
+
+    def hand_label(self, cards) -> str:
+        """Cards written high card first; ranks only when the deck has one suit."""
+        cards = sorted((int(c) for c in cards), reverse=True)
+        if self.params.suits == 1:
+            return "".join(RANKS[c // 4] for c in cards)
+        return "".join(RANKS[c // 4] + SUITS[c % 4] for c in cards)
+
+    # ---- variants -------------------------------------------------------------------------------
+    @property
+    def variant_labels(self) -> tuple[str, ...]:
+        return tuple(f"{s:g}BB" for s in self.params.stacks)
+
+    @property
+    def variant_values(self) -> tuple[float, ...]:
+        return self.params.stacks
+
+    def with_variant_values(self, values) -> Nl27:
+        game = Nl27(dataclasses.replace(self.params, stacks=tuple(float(v) for v in values)))
+        game.validate()
+        return game
+
+    # ---- rules ----------------------------------------------------------------------------------
+    def replay(self, history: History) -> Betting:
+        """The public state after ``history`` (a sequence of legal action codes)."""
+        state = Betting()
+        for code in history:
+            self._apply(state, code)
+        return state
+
+    def _apply(self, state: Betting, code: str) -> None:
+        p = state.to_act
+        if state.phase == "draw":
+            state.draws.append(MASK_CODES.index(code[1]))
+            if len(state.draws) == 1:
+                state.to_act = 0
+            elif state.all_in:
+                state.phase = "showdown"
+            else:
+                state.phase, state.to_act, state.raises = "post", 1, 0
+                state.round_start = state.contrib[0]
+                state.acted = [False, False]
+            return
+        if code == "f":
+            state.phase, state.folder = "fold", p
+            return
+        if code in ("k", "c"):
+            state.contrib[p] = state.contrib[1 - p]
+            state.acted[p] = True
+        else:
+            if code == "a":
+                state.contrib[p] = ALLIN
+            else:
+                amount = float(code[1:])
+                state.contrib[p] = amount if state.phase == "pre" else state.round_start + amount
+            state.raises += 1
+            state.acted = [False, False]
+            state.acted[p] = True
+        if all(state.acted) and state.contrib[0] == state.contrib[1]:
+            state.phase, state.to_act = ("draw", 1) if state.phase == "pre" else ("showdown", -1)
+        else:
+            state.to_act = 1 - p
+
+    def _options(self, history: History) -> list[tuple[str, str, float]]:
+        """(code, label, the stack a size needs to exceed: 0 for actions every stack may take)."""
+        state = self.replay(history)
+        if state.phase in ("fold", "showdown"):
+            return []
+        if state.phase == "draw":
+            h = self.params.hand
+            out = []
+            for mask in range(2**h):
+                drop = [str(j + 1) for j in range(h) if mask >> j & 1]
+                out.append(("d" + MASK_CODES[mask], "discard " + ",".join(drop) if drop else "stand pat", 0.0))
+            return out
+        p, params = state.to_act, self.params
+        mine, theirs = state.contrib[p], state.contrib[1 - p]
+        out = []
+        if state.facing:
+            out.append(("f", "fold", 0.0))
+            limp = state.phase == "pre" and not history
+            if not limp or params.limp:
+                out.append(("c", "limp" if limp else "call", 0.0))
+        else:
+            out.append(("k", "check", 0.0))
+        if theirs == ALLIN or state.raises >= params.cap:
+            return out
+        top = max(mine, theirs)
+        if state.phase == "pre":
+            sizes = params.open if not history else (params.raise_ * top,)
+            for x in sizes:
+                if x > top:
+                    out.append((f"r{_amount(x)}", f"{'open' if not history else 'raise to'} {_amount(x)}", x))
+        else:
+            start = state.round_start
+            bet = top - start
+            if bet == 0:
+                for f in params.bet:
+                    y = f * 2 * start
+                    out.append((f"b{_amount(y)}", f"bet {_amount(y)}", start + y))
+            else:
+                y = params.raise_ * bet
+                out.append((f"r{_amount(y)}", f"raise to {_amount(y)}", start + y))
+        seen, kept = set(), []
+        for code, label, needs in out:  # equal sizes are offered once; a size no stack can make is dropped
+            if code not in seen and needs < max(params.stacks):
+                seen.add(code)
+                kept.append((code, label, needs))
+        kept.append(("a", "all-in", 0.0))
+        return kept
+
+    def actions(self, history: History):
+        return tuple((code, label) for code, label, _ in self._options(history))
+
+    def variant_legal(self, history: History) -> np.ndarray:
+        needs = np.array([n for _, _, n in self._options(history)])  # (n_actions,)
+        return needs[None, :] < np.array(self.params.stacks)[:, None]  # (B, n_actions)
+
+    def player(self, history: History) -> int:
+        return self.replay(history).to_act
+
+    def observation(self, history: History, player: int) -> str:
+        shown = []
+        seen_draws = 0
+        for code in history:
+            if code[0] == "d":
+                mover = 1 if seen_draws == 0 else 0
+                seen_draws += 1
+                if mover != player:
+                    code = f"n{bin(MASK_CODES.index(code[1])).count('1')}"
+            shown.append(code)
+        return "-".join(shown)
+
+    def own_draw(self, history: History, player: int) -> int | None:
+        """The discard mask ``player`` chose in ``history``, None before its draw."""
+        draws = [MASK_CODES.index(code[1]) for code in history if code[0] == "d"]
+        index = 0 if player == 1 else 1
+        return draws[index] if len(draws) > index else None
+
+    def private_count(self, history: History, player: int) -> int:
+        mask = self.own_draw(history, player)
+        if mask is None:
+            return self.n_hands
+        return self.states_after_draw(bin(mask).count("1"))
+
+    def private_labels(self, history: History, player: int):
+        from distcfr.games.nl27_cards import Nl27Cards
+
+        mask = self.own_draw(history, player)
+        cards = Nl27Cards.of(self)
+        if mask is None:
+            return cards.hand_labels
+        return cards.post_labels(bin(mask).count("1"))
+
+    def terminal_payoff(self, history: History) -> tuple[str, np.ndarray]:
+        """("fold" or "showdown", (B,) the button's payoff: what the folder loses, or what the lower
+        hand wins at showdown)."""
+        state = self.replay(history)
+        stacks = np.array(self.params.stacks)
+        c0, c1 = (np.full(len(stacks), x) if x != ALLIN else stacks for x in state.contrib)
+        c0, c1 = np.minimum(c0, stacks), np.minimum(c1, stacks)
+        if state.phase == "fold":
+            return "fold", (-c0 if state.folder == 0 else c1)
+        return "showdown", c1.astype(float)
+
+    def tables(self, strategy, variant: int) -> list:
+        from distcfr.games.nl27_tables import strategy_tables
+
+        return strategy_tables(self, strategy, variant)
+
+    def summary_tables(self, strategy) -> list:
+        from distcfr.games.nl27_tables import opening_summary
+
+        return opening_summary(self, strategy)
