@@ -9,6 +9,7 @@ Values are PLAYER1's winnings in chips per game (big blinds per hand for draw27)
 large to enumerate (5-card draw27, solved with train --sampling) has no exact value: its
 match is simulated only, on deals from the game's sampler, each deal scored by its exact
 expectation over both players' mixed actions and the draws.
+nl27 matches are exact only (no --games).
 
 Examples:
   python -m distcfr.match --game community13 train:300 random --games 1000000
@@ -215,6 +216,9 @@ def main(argv=None) -> int:
         players = [parse_player(args.player1), parse_player(args.player2)]
         game = resolve_game(args.game, players)
         names = (args.player1, args.player2)
+        if args.games and game.exact_form == "ranges":  # no dealt cards to simulate from (nl27)
+            raise BadParameter(f"{game.name} matches are exact: --games (simulated games) is not available for "
+                               f"{game.name}; drop it for the exact values")
         if game.exact_size_problem() is None:
             check_fits(exact_estimate(game).this_machine, f"a match of {game.spec}")
             layout = next((p.strategy.layout for p in players if p.strategy is not None), None) or Layout(game)

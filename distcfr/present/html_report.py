@@ -7,6 +7,7 @@ the search boxes; no external URL, no server.
   the stack for a list of stacks, the game's strategy tables per variant, and the decision tree:
   one collapsible node per (player, observation) with every infoset's action probabilities, a
   variant selector and a search box filtering infosets by label.
+  nl27 pages add stacked bar charts per hand (:mod:`distcfr.present.nl27_charts`).
 * Sampled draw27 files (:func:`distcfr.evaluate.class_strategy.load_class_strategy`): per stack
   the stored evaluation (value with its standard error, the exploitability bracket), value
   against the stack, push and call bar charts and the draws per hand group
@@ -79,6 +80,10 @@ def exact_page(strategy, source: str) -> str:
         body.append("</div>")
     body.append("<h2>Convergence</h2><p class='note'>This file keeps no convergence history, only the final "
                 "evaluation above. <code>python -m distcfr.train ... --plot run.png</code> draws it during a run.</p>")
+    if game.name == "nl27":  # charts a deuce-to-seven player reads
+        from distcfr.present.nl27_charts import nl27_section
+
+        body.append(nl27_section(strategy, FULL_TABLE_VARIANTS))
     body.append(_exact_tables(strategy))
     tree, note = _tree_data(strategy)
     body.append("<h2>Decision tree</h2><p class='note'>One node per player and what that player has seen "
