@@ -13,7 +13,8 @@ Write-ups (NAME is the file stem; the short names are aliases):
                                       exploitability) beside the exact equilibrium in the
                                       Bet / Continue / Raise / Call Raise layout
   pushfold_2to7        (draw27)       the 3 BB solution as [cards]_[history] infosets, the
-                                      value-vs-stack curve and the break-even stack
+                                      value-vs-stack curve and the break-even stack, and the
+                                      button's value with betting (nl27) beside it to 20 BB
 
 Examples:
   python -m distcfr.seeds                              # all four (a few minutes)
@@ -41,6 +42,7 @@ from distcfr.evaluate.simulate import simulate
 from distcfr.evaluate.strategy import Strategy
 from distcfr.games.registry import load_game
 from distcfr.io.paths import check_writable, write_atomic
+from distcfr.present.plots import require_matplotlib, save_betting_plot
 from distcfr.solve.solver import Solver
 
 
@@ -415,7 +417,65 @@ def pushfold_2to7(quick: bool = False) -> Report:
                   curve=[{"stack": s, "value": float(values[i]), "exploitability": float(expl[i])}
                          for i, s in enumerate(many.game.variant_values)],
                   break_even=refined, break_even_interpolated=points, game=game.spec)
+    _with_betting(r, quick)
     return r
+
+
+BETTING_STACKS = "1.5:20:0.5"
+BETTING_TARGET = 2e-5  # BB per hand: every stack's exploitability at most this
+SHARE_STACKS = (3.0, 5.0, 10.0, 20.0)
+
+
+def _with_betting(r: Report, quick: bool) -> None:
+    """The write-up's open question: does the button still lose above ~3.9 BB once it may limp,
+    open and bet after the draw (nl27 with its default betting), stack by stack to 20 BB?"""
+    stacks, target = ("2:20:6", 1e-3) if quick else (BETTING_STACKS, BETTING_TARGET)
+    push = solve(load_game(f"draw27(stacks={stacks})"), min(target, 1e-6))
+    bet = solve(load_game(f"nl27(stacks={stacks})"), target)
+    sizes = bet.game.variant_values
+    pv, bv = push.value_per_variant, bet.value_per_variant
+    pe, be = push.exploitability_per_variant(), bet.exploitability_per_variant()
+    negative = [s for s, v in zip(sizes, bv) if v < 0]
+    r.add(f"## With betting: `{bet.game.spec}`", "",
+          "The same deck with limps, opens to 2.5 BB, raises to 3x and bets of half and whole pot after the draw "
+          "(nl27's default betting; docs/GAMES.md). The button's value per hand beside push/fold's, each with its "
+          f"exact exploitability (distcfr {bet.meta['algorithm']}, {bet.meta['iterations']:,} iterations):", "")
+    r.add(*md_table(["stack (BB)", "push/fold (BB)", "with betting (BB)", "gain (mBB)", "exploitability push/fold",
+                     "exploitability with betting"],
+                    [[f"{x:g}", f"{pv[i]:+.5f}", f"{bv[i]:+.5f}", f"{1000 * (bv[i] - pv[i]):+.1f}", f"{pe[i]:.1e}",
+                      f"{be[i]:.1e}"] for i, x in enumerate(sizes)]))
+    r.add("With betting the button's value is " + (
+        "negative at " + ", ".join(f"{x:g}" for x in negative) + " BB." if negative else
+        f"positive at every stack from {sizes[0]:g} to {sizes[-1]:g} BB.") + "", "")
+    shares = _opening_shares(bet)
+    if shares:
+        r.add("The button's first action, in % of its hands:", "")
+        r.add(*md_table(["stack (BB)", *shares[0][1]],
+                        [[f"{x:g}", *(f"{100 * p:.0f}" for p in row.values())] for x, row in shares]))
+    r.data["with_betting"] = {
+        "game": bet.game.spec, "iterations": bet.meta["iterations"], "negative_at": negative,
+        "curve": [{"stack": x, "push_fold": float(pv[i]), "betting": float(bv[i]),
+                   "exploitability_push_fold": float(pe[i]), "exploitability_betting": float(be[i])}
+                  for i, x in enumerate(sizes)],
+        "opening_shares": {f"{x:g}": row for x, row in shares}}
+
+
+def _opening_shares(s: Strategy) -> list[tuple[float, dict]]:
+    """(stack, {action: share of the button's hands}) at the stacks of SHARE_STACKS the solve holds;
+    every hand is dealt equally often."""
+    game, out = s.game, []
+    hands = [game.hand_label(h) for h in game.hands()] if hasattr(game, "hands") else None
+    if hands is None:
+        from distcfr.games.nl27_cards import Nl27Cards
+
+        hands = list(Nl27Cards.of(game).hand_labels)
+    for x in SHARE_STACKS:
+        if x not in game.variant_values:
+            continue
+        v = game.variant_values.index(x)
+        rows = [s.action_probs(f"{h}|", v) for h in hands]
+        out.append((x, {a: float(np.mean([row[a] for row in rows])) for a in rows[0]}))
+    return out
 
 
 def pushfold_infosets(s: Strategy) -> dict[str, dict[str, float]]:
@@ -470,12 +530,18 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=whole_number(0, "0 or more"), default=0, metavar="S",
                         help="random seed of the simulations (default: 0)")
     parser.add_argument("--quick", action="store_true", help="looser targets and fewer games (a smoke test)")
+    parser.add_argument("--plot", metavar="PATH", help="pushfold_2to7: draw the button's value per stack, push/fold "
+                        "beside betting, as a PNG (needs matplotlib)")
     try:
         args = parser.parse_args(argv)
         names = [resolve(n) for n in args.names] or list(SEEDS)
-        for path in (args.json, args.markdown):
+        for path in (args.json, args.markdown, args.plot):
             if path:
                 check_writable(path)
+        if args.plot:
+            require_matplotlib()
+            if "pushfold_2to7" not in names:
+                raise BadParameter("--plot draws pushfold_2to7's values: name that write-up")
         reports = []
         for name in names:
             reports.append(run(name, args.quick, args.games, args.seed))
@@ -484,6 +550,9 @@ def main(argv=None) -> int:
             write_atomic(args.json, (json.dumps({r.name: r.data for r in reports}, indent=1) + "\n").encode())
         if args.markdown:
             write_atomic(args.markdown, "\n".join(r.markdown for r in reports).encode())
+        if args.plot:
+            data = next(r.data for r in reports if r.name == "pushfold_2to7")
+            save_betting_plot(args.plot, data["with_betting"])
     except DistcfrError as err:
         print(f"distcfr.seeds: error: {err}", file=sys.stderr)
         return 2

@@ -71,6 +71,21 @@ def test_pushfold_2to7():
     assert len(data["break_even"]) == 1 and 3.5 < data["break_even"][0] < 4.5  # the write-up: about 3.9
     assert data["infosets"]["2_rr"]["ALL_IN"] == pytest.approx(1, abs=1e-3)
     assert set(data["infosets"]["7_rraa1"]) == {"0", "1"}
+    betting = data["with_betting"]
+    for row in betting["curve"]:  # the button may still just shove or fold: betting never lowers its value
+        slack = 2 * (row["exploitability_push_fold"] + row["exploitability_betting"])
+        assert row["betting"] >= row["push_fold"] - slack and row["exploitability_betting"] <= 1e-3
+    assert betting["negative_at"] == [row["stack"] for row in betting["curve"] if row["betting"] < 0]
+    shares = betting["opening_shares"]["20"]
+    assert set(shares) == {"fold", "limp", "open 2.5", "all-in"} and sum(shares.values()) == pytest.approx(1)
+
+
+def test_the_betting_plot_is_written(tmp_path):
+    pytest.importorskip("matplotlib")
+    from distcfr.present.plots import save_betting_plot
+
+    save_betting_plot(tmp_path / "v.png", report("pushfold_2to7").data["with_betting"])
+    assert (tmp_path / "v.png").read_bytes()[:4] == b"\x89PNG"
 
 
 def test_cli_writes_json_and_markdown(tmp_path, capsys):

@@ -163,6 +163,28 @@ def save_compare_plot(path, data: dict) -> None:
     _write_png(path, fig)
 
 
+def save_betting_plot(path, data: dict) -> None:
+    """Write a PNG of the button's value per stack, push/fold beside betting (``seeds``' pushfold_2to7)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    curve = data["curve"]
+    stacks = [p["stack"] for p in curve]
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    ax.plot(stacks, [p["push_fold"] for p in curve], "o-", ms=3, label="push/fold (draw27)")
+    ax.plot(stacks, [p["betting"] for p in curve], "s-", ms=3, label="with betting (nl27)")
+    ax.axhline(0, color="grey", lw=0.8)
+    ax.set_xlabel("stack (BB)")
+    ax.set_ylabel("button's value (BB per hand)")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+    worst = max(p["exploitability_betting"] for p in curve)
+    ax.set_title(f"{data['game']}: exact values (exploitability at most {worst:.1e} BB)", fontsize=9)
+    _write_png(path, fig)
+
+
 def _write_png(path, fig) -> None:
     """Lay ``fig`` out, write it to ``path`` as a PNG atomically and let it go."""
     import matplotlib.pyplot as plt
