@@ -16,6 +16,7 @@ range makes it (cards taken as independent). A row the player reaches with less 
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -25,6 +26,7 @@ from distcfr.cards import RANKS, lowball27_rank
 from distcfr.games.draw27 import MASK_CODES
 from distcfr.games.table import Table
 
+_SHARED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # strategy -> where its rows lie, final hands
 REACH_MIN = 0.005  # a row reached with less than this much of a hand (own reach x card chance) is blank
 BUTTON, BIG_BLIND = 0, 1
 
@@ -53,6 +55,7 @@ class SpotReader:
     def __init__(self, game, strategy, variant: int):
         self.game, self.strategy, self.variant = game, strategy, variant
         self._reach: dict = {}
+        self._shared = _SHARED.setdefault(strategy, {})  # what every variant's reader of it can reuse
 
     @cached_property
     def cards(self):
@@ -64,11 +67,14 @@ class SpotReader:
     def probs(self, history: tuple, player: int) -> np.ndarray:
         """(n_states, n_actions) the action probabilities of each private state of ``player`` at
         ``history`` (where ``player`` acts)."""
-        game, layout = self.game, self.strategy.layout
-        obs = game.observation(history, player)
-        index = layout.label_index
-        rows = [index[f"{private}|{obs}"] for private in game.private_labels(history, player)]
-        return self.strategy.probs[self.variant, rows, : len(game.actions(history))].astype(np.float64)
+        key = ("rows", tuple(history), player)
+        if key not in self._shared:
+            game, index = self.game, self.strategy.layout.label_index
+            obs = game.observation(history, player)
+            rows = np.array([index[f"{private}|{obs}"] for private in game.private_labels(history, player)])
+            self._shared[key] = rows, len(game.actions(history))
+        rows, n_actions = self._shared[key]
+        return self.strategy.probs[self.variant, rows, :n_actions].astype(np.float64)
 
     def reach(self, history: tuple, player: int) -> np.ndarray:
         """(n_states,) each private state's chance (1 per starting hand, 1/R per set of R cards a
@@ -111,30 +117,42 @@ class SpotReader:
     def final_rows(self, mask: int) -> Rows:
         """The post-draw states after discarding ``mask``, by final hand (class), in the final-hand
         order of ``final_order``."""
-        labels, _ = self._final_classes(mask)
-        order = {label: i for i, label in enumerate(self.final_order)}
-        return Rows(self.final_order, np.array([order[x] for x in labels], dtype=np.int64))
+        key = ("final", mask)
+        if key not in self._shared:
+            labels, of_state, _ = self._final_classes(mask)
+            order = {label: i for i, label in enumerate(self.final_order)}
+            at = np.array([order[x] for x in labels], dtype=np.int64)
+            self._shared[key] = Rows(self.final_order, at[of_state])
+        return self._shared[key]
 
-    @cached_property
+    @property
     def final_order(self) -> list[str]:
         """Every final hand class, best first."""
-        best: dict[str, int] = {}
-        for mask in range(2**self.game.params.hand):
-            labels, ranks = self._final_classes(mask)
-            for label, rank in zip(labels, ranks.tolist()):
-                best[label] = min(rank, best.get(label, rank))
-        return sorted(best, key=lambda x: (best[x], x))
+        if "final_order" not in self._shared:
+            best: dict[str, int] = {}
+            for mask in range(2**self.game.params.hand):
+                labels, _, ranks = self._final_classes(mask)
+                for label, rank in zip(labels, ranks):
+                    best[label] = min(rank, best.get(label, rank))
+            self._shared["final_order"] = sorted(best, key=lambda x: (best[x], x))
+        return self._shared["final_order"]
 
     def _final_classes(self, mask: int):
         """(class label per post-draw state, its deuce-to-seven rank) after discarding ``mask``."""
+        key = ("classes", mask)
+        if key not in self._shared:
+            self._shared[key] = self._classes(mask)
+        return self._shared[key]
+
+    def _classes(self, mask: int):
+        """(class labels, each state's class (n_states,), each class's best rank) after ``mask``."""
         cards, h = self.cards, self.game.params.hand
         k = bin(mask).count("1")
         keep = [j for j in range(h) if not mask >> j & 1]
         got = cards.received(k)  # (n_h, R, k) deck positions
         kept = np.broadcast_to(cards.hands[:, None, keep], (*got.shape[:2], len(keep)))
-        final = np.concatenate([kept, got], axis=2).reshape(-1, h)  # (n_h * R, h) deck positions
-        ids = cards.deck[final]
-        return [_class_label(row) for row in ids.tolist()], lowball27_rank(ids)
+        final = cards.deck[np.concatenate([kept, got], axis=2).reshape(-1, h)]  # (n_h * R, h) card ids
+        return _classes_of(final)
 
     # ---- spots ----------------------------------------------------------------------------------
     def spot(self, histories: list[tuple], player: int, columns: dict[str, list[str]], rows_of=None) -> Spot:
@@ -234,20 +252,23 @@ class SpotReader:
 
 def _rows(hands: np.ndarray, cards) -> Rows:
     """Rows of the hands ((n, h) deck positions) by rank class, best (lowest 2-7 rank) first."""
-    ids = cards.deck[hands]  # (n, h) card ids
-    labels = [_class_label(row) for row in ids.tolist()]
-    ranks = lowball27_rank(ids).tolist()
-    best: dict[str, int] = {}
-    for label, rank in zip(labels, ranks):
-        best[label] = min(rank, best.get(label, rank))
-    order = sorted(best, key=lambda x: (best[x], x))
-    at = {label: i for i, label in enumerate(order)}
-    return Rows(order, np.array([at[x] for x in labels], dtype=np.int64))
+    labels, of_state, best = _classes_of(cards.deck[hands])
+    order = sorted(range(len(labels)), key=lambda c: (best[c], labels[c]))
+    at = np.empty(len(labels), dtype=np.int64)
+    at[order] = np.arange(len(labels))
+    return Rows([labels[c] for c in order], at[of_state])
 
 
-def _class_label(card_ids) -> str:
-    """A hand's ranks, high first (suits left out: on one suit that is the hand's label)."""
-    return "".join(RANKS[c // 4] for c in sorted(card_ids, reverse=True))
+def _classes_of(ids: np.ndarray) -> tuple[list[str], np.ndarray, list[int]]:
+    """Hands ((n, h) card ids) by rank class (their ranks high first, suits left out: on one suit
+    the hand's label): (class labels, each hand's class (n,), each class's best 2-7 rank)."""
+    ranks = np.sort(ids // 4, axis=1)[:, ::-1]  # (n, h) ranks, high first
+    key = ranks @ (13 ** np.arange(ranks.shape[1] - 1, -1, -1))  # (n,) int64
+    unique, first, of_state = np.unique(key, return_index=True, return_inverse=True)
+    labels = ["".join(RANKS[r] for r in ranks[i]) for i in first]
+    best = np.full(len(unique), np.iinfo(np.int64).max)
+    np.minimum.at(best, of_state.ravel(), lowball27_rank(ids))
+    return labels, of_state.ravel(), best.tolist()
 
 
 def _category(code: str) -> str:
@@ -299,7 +320,7 @@ def strategy_tables(game, strategy, variant: int) -> list[Table]:
     tables += _draw_tables(game, reader, per)
     for name, line in reader.main_lines():
         tables.append(_post_table(game, reader, name, line))
-    return tables
+    return [t for t in tables if any(x is not None for _, cells in t.rows for x in cells)]  # none all blank
 
 
 def _draw_tables(game, reader: SpotReader, per: str) -> list[Table]:
