@@ -11,6 +11,11 @@ Examples:
   python -m distcfr.show sweep.msgpack --stack 12 --hand 8s6h4d3c2c   # one stack of a sampled stack list
   python -m distcfr.show small.msgpack --exact     # a sampled file of a small deck: its exact exploitability
   python -m distcfr.show leduc.msgpack --html leduc.html        # one self-contained page (distcfr.present.html_report)
+  python -m distcfr.show nl27.msgpack --html nl27.html          # nl27: bar charts per hand, before and after the draw
+
+nl27 files print per stack the button's opening per hand, the big blind's responses, the button
+facing a raise, the draws on the main lines and, after the draw, bet / check / call / raise / fold
+per final hand (distcfr.games.nl27_tables); a list of stacks prints the opening across the stacks.
 
 Sampled draw27 files print their evaluation and a table per stack of lowball hand groups (pat
 7-low .. J-low, one- and two-card draws, ...: distcfr.present.lowball_groups) with their share

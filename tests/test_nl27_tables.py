@@ -67,9 +67,12 @@ def test_every_table_fits_the_width(solved, width):
 
 
 def handmade(game) -> Strategy:
-    """The button always limps; the big blind checks behind every hand but the 5 (raises it), stands
-    pat with every hand but the 6 (draws it) and after the draw bets a pat 3 and checks the 3 it drew."""
+    """The button always limps and stands pat; the big blind checks behind every hand but the 5
+    (raises it), stands pat with every hand but the 6 (draws it) and after the draw bets a pat 3,
+    checks the 3 it drew, and checks a 2 where the button drew (which it never does)."""
     table = {f"{h}|": {"limp": 1.0} for h in HANDS}
+    table |= {f"{h}|c-k-n{count}": {"stand pat": 1.0} for h in HANDS for count in "01"}
+    table["2|c-k-d0-n1"] = {"check": 1.0}
     table |= {f"{h}|c": {"check": 1.0} for h in HANDS if h != "5"}
     table["5|c"] = {"raise to 3": 1.0}
     table |= {f"{h}|c-k": {"stand pat": 1.0} for h in HANDS if h != "6"}
@@ -87,7 +90,8 @@ def test_reach_weights_the_states_of_a_final_hand_and_blanks_the_unreached():
     assert [label for label, _ in after.rows] == HANDS
     # final 3: a pat 3 (chance 1) bets, the 6 that drew a 3 (chance 1/4 of its draws) checks
     assert cell(after, "3", "BB bet") == f"{100 / 1.25:.0f}"
-    assert cell(after, "2", "BB bet") == "75"  # uniform over check, bet 1, bet 2, all-in
+    # uniform over check, bet 1, bet 2, all-in where the button stood pat; where it drew does not count
+    assert cell(after, "2", "BB bet") == "75"
     # the big blind always throws its 6 and draws with no other hand: it never ends with a 6
     assert cell(after, "6", "BB bet") is None and cell(after, "6", "BB call") is None
     assert cell(after, "6", "BTN bet") == "75"  # the button (uniform) does
