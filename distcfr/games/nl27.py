@@ -34,6 +34,7 @@ from distcfr.games.draw27 import MASK_CODES, _format_stacks, parse_stacks
 ALLIN = math.inf  # a contribution that is the whole stack, whatever the stack
 MAX_EXACT_STATES = 12_000  # private states of one player after its draw, summed over the draw counts
 MAX_EXACT_CELLS = 1.5e8  # table cells (infosets x actions x stacks) the exact solver holds
+SECONDS_PER_MATRIX_CELL = 1e-7  # one iteration's time per showdown-matrix cell (bench/nl27_speed.py, the 2-card decks)
 
 
 def parse_sizes(text: str) -> tuple[float, ...]:
@@ -47,6 +48,24 @@ def parse_sizes(text: str) -> tuple[float, ...]:
     if not all(math.isfinite(x) for x in sizes):
         raise ValueError("sizes must be finite")
     return tuple(dict.fromkeys(sizes))  # equal sizes are offered once
+
+
+def _size(n_bytes: float) -> str:
+    return f"{n_bytes / 1e9:.3g} GB"
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 120:
+        return f"about {seconds:.2g} s"
+    if seconds < 3 * 86400:
+        return f"about {seconds / 3600:.2g} hours"
+    return f"about {seconds / 86400 / 365:.2g} years"
+
+
+def parse_limp(text: str) -> int:
+    if text.strip() not in ("0", "1"):
+        raise ValueError("limp is 0 (the button may not limp) or 1 (it may)")
+    return int(text)
 
 
 def _format_sizes(sizes: tuple) -> str:
@@ -95,7 +114,7 @@ class Nl27(Game):
         stacks: tuple = dataclasses.field(
             default=(10.0,), metadata={"parse": parse_stacks, "format": lambda v: _format_stacks(v)})
         open: tuple = dataclasses.field(default=(2.5,), metadata={"parse": parse_sizes, "format": _format_sizes})
-        limp: int = 1
+        limp: int = dataclasses.field(default=1, metadata={"parse": parse_limp})
         raise_: float = dataclasses.field(default=3.0, metadata={"key": "raise"})
         bet: tuple = dataclasses.field(default=(0.5, 1.0), metadata={"parse": parse_sizes, "format": _format_sizes})
         cap: int = 3
@@ -158,13 +177,14 @@ class Nl27(Game):
         if states > MAX_EXACT_STATES:
             pairs = sum(math.comb(h, k0) * math.comb(h, k1) * self.states_after_draw(k0) * self.states_after_draw(k1)
                         for k0 in range(h + 1) for k1 in range(h + 1))
-            return (f"{deck} has {states:,} private states a player after the draw (at most {MAX_EXACT_STATES:,} "
-                    f"here); its showdown matrices alone would take {pairs * 8 / 1e9:,.1f} GB and each iteration "
-                    f"about {2 * pairs * 40 / 5e9:,.0f} s; nl27 has no sampled solver yet")
+            return (f"{deck} has {states:,} private states a player after the draw, more than the "
+                    f"{MAX_EXACT_STATES:,} the exact solver takes: its showdown matrices alone would need "
+                    f"{_size(pairs * 8)} and each iteration {_duration(pairs * SECONDS_PER_MATRIX_CELL)}")
         cells = self.table_cells()
         if cells > MAX_EXACT_CELLS:
-            return (f"{deck} and {len(p.stacks)} stacks has {cells:,.0f} table cells (at most {MAX_EXACT_CELLS:,.0f}: "
-                    f"about {cells * 8 * 7 / 1e9:,.1f} GB of tables); solve fewer stacks at once")
+            return (f"{deck} and {len(p.stacks)} stacks has {cells:,.0f} table cells, more than the "
+                    f"{MAX_EXACT_CELLS:,.0f} the exact solver takes (its tables would need {_size(cells * 8 * 7)}); "
+                    "solve fewer stacks at once")
         return None
 
     def table_cells(self) -> int:

@@ -164,6 +164,8 @@ def use_sampling(game: Game, sampling: bool | None) -> bool:
     if sampling is False and problem:
         raise BadParameter(f"{problem}: it can only be solved by sampling")
     if (sampling or problem) and not can_sample(game):
+        if problem and not sampling:
+            raise BadParameter(f"{problem}; {game.name} has no sampled solver (yet) to take it instead")
         raise BadParameter(f"{game.name} cannot be solved by sampling" + (f" ({problem})" if problem else ""))
     return bool(sampling or problem)
 
