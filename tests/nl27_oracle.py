@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import dataclass, replace
-from functools import cache
+from functools import cache, lru_cache
 from itertools import combinations
 from math import comb
 
@@ -221,6 +221,7 @@ class SequenceForm:
 
     def __init__(self) -> None:
         self.index: tuple[dict, dict] = ({}, {})  # infoset key -> infoset number
+        self.keys: tuple[list, list] = ([], [])  # infoset number -> key
         self.parent: tuple[list[int], list[int]] = ([], [])  # infoset -> parent sequence
         self.first: tuple[list[int], list[int]] = ([], [])  # infoset -> its first sequence
         self.n_actions: tuple[list[int], list[int]] = ([], [])
@@ -232,6 +233,7 @@ class SequenceForm:
         i = self.index[player].get(key)
         if i is None:
             i = self.index[player][key] = len(self.parent[player])
+            self.keys[player].append(key)
             self.parent[player].append(parent)
             self.first[player].append(self.n_seqs[player])
             self.n_actions[player].append(n)
@@ -244,13 +246,18 @@ class SequenceForm:
     def add(self, seqs: tuple[int, int], prob: float, payoff: float) -> None:
         self.payoff[seqs] += prob * payoff
 
+    def plan(self, player: int, policy) -> list[float]:
+        """The realisation plan of ``policy(player, key, n) -> n action probabilities``."""
+        plan = [1.0] + [0.0] * (self.n_seqs[player] - 1)
+        for key, parent, first, n in zip(self.keys[player], self.parent[player], self.first[player],
+                                         self.n_actions[player]):
+            for s, prob in zip(range(first, first + n), policy(player, key, n), strict=True):
+                plan[s] = plan[parent] * prob
+        return plan
+
     def uniform(self, player: int) -> list[float]:
         """The realisation plan of picking uniformly at every infoset."""
-        plan = [1.0] + [0.0] * (self.n_seqs[player] - 1)
-        for parent, first, n in zip(self.parent[player], self.first[player], self.n_actions[player]):
-            for s in range(first, first + n):
-                plan[s] = plan[parent] / n
-        return plan
+        return self.plan(player, lambda player, key, n: [1.0 / n] * n)
 
     def best_response(self, player: int, opponent_plan: list[float]) -> float:
         """``player``'s best payoff (its own sign) against the opponent's realisation plan."""
@@ -278,8 +285,10 @@ class SequenceForm:
         return sum(u * plan0[s0] * plan1[s1] for (s0, s1), u in self.payoff.items())
 
 
+@lru_cache(maxsize=4)
 def build(cfg: Config) -> SequenceForm:
-    """Walk the whole game tree of ``cfg`` once, recording infosets and the payoff matrix."""
+    """Walk the whole game tree of ``cfg`` once, recording infosets and the payoff matrix (cached:
+    callers only read it)."""
     sf = SequenceForm()
     hands = list(combinations(range(cfg.ranks * cfg.suits), cfg.hand))
     deals = [(h0, h1) for h0 in hands for h1 in hands if not set(h0) & set(h1)]
@@ -345,6 +354,14 @@ def uniform_values(cfg: Config) -> dict[str, float]:
     sf = build(cfg)
     u0, u1 = sf.uniform(0), sf.uniform(1)
     return {"value": sf.value(u0, u1), "br_button": sf.best_response(0, u1), "br_big_blind": sf.best_response(1, u0)}
+
+
+def policy_value(cfg: Config, policy) -> float:
+    """The button's expected payoff when both play ``policy(player, key, n) -> n probabilities``;
+    keys are (("pre" | "post", ...private), this round's actions) at bets and ("draw", hand,
+    pre-draw actions[, k1 for the button]) at draws (mask m discards the cards of bits set)."""
+    sf = build(cfg)
+    return sf.value(sf.plan(0, policy), sf.plan(1, policy))
 
 
 @dataclass(frozen=True)

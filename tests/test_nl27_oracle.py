@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import importlib.util
+import random
 import sys
 from functools import cache
 from pathlib import Path
@@ -98,6 +99,84 @@ def test_uniform_values_by_hand():
     assert values["value"] == pytest.approx(0.0, abs=1e-15)
     assert values["br_button"] == pytest.approx(5 / 6, abs=1e-15)
     assert values["br_big_blind"] == pytest.approx(7 / 12, abs=1e-15)
+
+
+def _uniform_fold_value(cfg, b) -> float:
+    """The button's payoff from folds under uniform play, walking the public betting alone."""
+    if b.folded is not None:
+        return oracle.fold_payoff(b)
+    if b.over:
+        return _uniform_fold_value(cfg, oracle.post_draw(b)) if b.pre and oracle.end_of(cfg, b) == "draw" else 0.0
+    options = oracle.legal(cfg, b)
+    return sum(_uniform_fold_value(cfg, nxt) for _, nxt in options) / len(options)
+
+
+@pytest.mark.parametrize("cfg", [Config(4, 1, 1, 10.0), Config(3, 2, 1, 10.0), Config(5, 1, 1, 4.0, limp=False, cap=2)])
+def test_uniform_value_of_one_card_decks_is_their_folds(cfg):
+    # With one card each, uniform play ends with two cards whose order is as likely one way as the
+    # other (relabelling the cards does not change uniform play), so showdowns are worth 0 and the
+    # uniform value is what folds pay, from the betting alone.
+    assert oracle.uniform_values(cfg)["value"] == pytest.approx(_uniform_fold_value(cfg, oracle.PRE_DRAW), abs=1e-14)
+
+
+def _discards(player: int, hand: tuple[int, ...], drawn_by_big_blind: int | None, suits: int) -> int:
+    """A fixed draw rule, card-dependent and unlike for the two players: the big blind throws its
+    4s and 5s; the button stands pat when the big blind did and throws its whole hand otherwise."""
+    if player == 1:
+        return sum(1 << i for i, c in enumerate(hand) if c // suits >= 2)
+    return 0 if drawn_by_big_blind == 0 else 2 ** len(hand) - 1
+
+
+def _policy(player: int, key, n: int) -> list[float]:
+    """The oracle's policy of that draw rule, uniform at every bet."""
+    if key[0] != "draw":
+        return [1.0 / n] * n
+    mask = _discards(player, key[1], key[3] if player == 0 else None, suits=2)
+    return [float(m == mask) for m in range(n)]
+
+
+def _simulate(cfg, hands: int, seed: int) -> tuple[float, float]:
+    """(mean, standard error) of the button's payoff over ``hands`` hands dealt from a shuffled
+    deck, betting uniformly at random and drawing by ``_discards``: the deal and the stub played
+    out, not enumerated."""
+    rng = random.Random(seed)
+    deck, h = list(range(cfg.ranks * cfg.suits)), cfg.hand
+    total = total_sq = 0.0
+    for _ in range(hands):
+        rng.shuffle(deck)
+        button, big_blind, stub = sorted(deck[:h]), sorted(deck[h:2 * h]), deck[2 * h:]
+        b = oracle.PRE_DRAW
+        while b.folded is None and not b.over:
+            b = rng.choice(oracle.legal(cfg, b))[1]
+        if b.folded is None:
+            final, drawn_by_big_blind = [], None
+            for player, hand in ((1, big_blind), (0, button)):  # the big blind draws first, from the top
+                mask = _discards(player, tuple(hand), drawn_by_big_blind, cfg.suits)
+                kept = [c for i, c in enumerate(hand) if not mask >> i & 1]
+                drawn_by_big_blind = h - len(kept) if player == 1 else drawn_by_big_blind
+                final.append(kept + stub[:h - len(kept)])
+                stub = stub[h - len(kept):]
+            if oracle.end_of(cfg, b) == "draw":
+                b = oracle.post_draw(b)
+                while b.folded is None and not b.over:
+                    b = rng.choice(oracle.legal(cfg, b))[1]
+        if b.folded is not None:
+            payoff = oracle.fold_payoff(b)
+        else:
+            payoff = oracle.showdown(cfg, (final[1], final[0]), b.contrib)
+        total += payoff
+        total_sq += payoff * payoff
+    mean = total / hands
+    return mean, ((total_sq / hands - mean * mean) / hands) ** 0.5
+
+
+@pytest.mark.parametrize("cfg", [Config(4, 2, 2, 3.0, **PUSH_FOLD), Config(4, 2, 2, 3.0, open=(2.0,), limp=False,
+                                                                          bet=(1.0,), cap=1)])
+def test_policy_value_equals_play_from_a_shuffled_deck(cfg):
+    mean, error = _simulate(cfg, 40000, seed=5)
+    value = oracle.policy_value(cfg, _policy)
+    assert abs(value - oracle.uniform_values(cfg)["value"]) > 8 * error  # the draw rule matters
+    assert abs(value - mean) <= 4 * error
 
 
 def test_games_md_example_lines():
