@@ -194,7 +194,7 @@ def test_strategy_files_bitwise_equal_on_0_1_2_3_workers(ray_local, tmp_path):
     ("nl27(open=2.5/x)", "separated by '/'"),
     ("nl27(stacks=1)", "more than the big blind"),
     ("nl27(stacks=0.5:3:0.5)", "more than the big blind"),
-    ("nl27(limp=2)", "limp is 0 or 1"),
+    ("nl27(limp=2)", "limp is 0"),
     ("nl27(ranks=3,hand=1)", "too small"),
     ("nl27(ranks=13,suits=4,hand=5)", "private states"),
     ("nl27(ranks=13,suits=2,hand=1,stacks=1.5:300:0.5)", "table cells"),
