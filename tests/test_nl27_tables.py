@@ -192,3 +192,13 @@ def test_simulated_games_are_refused_for_nl27(solved_file, capsys):
     assert main([str(solved_file), "random", "--games", "100"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "nl27 matches are exact" in err
+
+
+def test_a_page_of_several_stacks_draws_the_opening_across_them():
+    from distcfr.present.html_report import exact_page
+
+    game = distcfr.load_game("nl27(ranks=5,suits=1,hand=1,stacks=3:5:2)")
+    page = exact_page(Strategy.from_dict(game, {"4|": {"open 2.5": 1.0}}), "two stacks")
+    assert "button&#x27;s opening per hand (rows) and stack (columns)" in page
+    assert "4 at 5BB: fold 0%, limp 0%, open 100%, all-in 0%" in page
+    assert page.count("<details class='variant'") >= 2  # each stack's charts and tables

@@ -380,14 +380,20 @@ def _post_table(game, reader: SpotReader, name: str, line: tuple) -> Table:
     return _table(title, [("", spot) for spot in spots.values()], reader.final_order)
 
 
+def opening_kinds(game) -> list[tuple[str, str]]:
+    """(name, action category) of the button's first actions the game has: fold, limp, open (every
+    size together), all-in."""
+    kinds = [("fold", "fold"), ("limp", "call"), ("open", "raise"), ("all-in", "allin")]
+    have = {_category(code) for code, _ in game.actions(())}
+    return [(name, category) for name, category in kinds if category in have]
+
+
 def opening_summary(game, strategy) -> list[Table]:
     """The button's opening per hand (rows) and stack (columns): fold/limp/open/all-in in whole %
     (open: every open size together; limp left out where the game has none)."""
-    kinds = [("fold", "f"), ("limp", "c"), ("open", "r"), ("all-in", "a")]
-    codes = [code for code, _ in game.actions(())]
-    kinds = [(name, c) for name, c in kinds if any(code[0] == c for code in codes)]
+    kinds = opening_kinds(game)
     readers = [SpotReader(game, strategy, v) for v in range(len(game.variant_labels))]
-    spots = [r.spot([()], BUTTON, {name: [_category(c)] for name, c in kinds}) for r in readers]
+    spots = [r.spot([()], BUTTON, {name: [category] for name, category in kinds}) for r in readers]
     per = "per hand" if game.params.suits == 1 else "per hand class (suits averaged)"
     table = Table(f"button's {'/'.join(name for name, _ in kinds)} in % {per} (rows) x stack (columns)",
                   list(game.variant_labels))

@@ -10,7 +10,7 @@ import html
 
 import numpy as np
 
-from distcfr.games.nl27_tables import Spot, SpotReader, post_spots
+from distcfr.games.nl27_tables import BUTTON, Spot, SpotReader, opening_kinds, post_spots
 
 COLORS = {"fold": "#9aa3ad", "check": "#9aa3ad", "limp": "#7fb069", "call": "#7fb069", "open": "#4a7fc1",
           "bet": "#4a7fc1", "raise": "#e08a2e", "all-in": "#c0392b"}
@@ -86,6 +86,46 @@ def nl27_charts(strategy, variant: int) -> str:
     return "<div class='plots'>" + "".join(charts) + "</div>"
 
 
+def opening_grid(strategy) -> str:
+    """One SVG: per hand (rows, best first) and stack (columns) a small bar split into the button's
+    fold / limp / open / all-in."""
+    game = strategy.game
+    kinds = opening_kinds(game)
+    readers = [SpotReader(game, strategy, v) for v in range(len(game.variant_labels))]
+    spots = [r.spot([()], BUTTON, {name: [category] for name, category in kinds}) for r in readers]
+    hands, stacks = readers[0].hand_rows.labels, game.variant_labels
+    cell = max(12, min(40, 640 // len(stacks)))
+    width, top = LEFT + cell * len(stacks) + 10, 58
+    height = top + ROW * len(hands)
+    out = [f"<svg class='stack' width='{width}' height='{height}' viewBox='0 0 {width} {height}' role='img'>",
+           "<text x='0' y='14' class='title'>button's opening per hand (rows) and stack (columns)</text>"]
+    x = LEFT
+    for name, _ in kinds:
+        out.append(f"<rect x='{x}' y='22' width='10' height='10' fill='{COLORS[name]}'/>"
+                   f"<text x='{x + 13}' y='31' class='small'>{_e(name)}</text>")
+        x += 18 + 6 * len(name)
+    step = max(1, len(stacks) // 8)  # at most about 8 stack labels
+    for j in range(0, len(stacks), step):
+        out.append(f"<text x='{LEFT + cell * j + cell / 2:.1f}' y='{top - 6}' text-anchor='middle' "
+                   f"class='small'>{_e(stacks[j])}</text>")
+    for r, hand in enumerate(hands):
+        y = top + r * ROW
+        out.append(f"<text x='{LEFT - 6}' y='{y + 12}' text-anchor='end'>{_e(hand)}</text>")
+        for j, spot in enumerate(spots):
+            x0, mix = LEFT + cell * j, []
+            for (name, _), p in zip(kinds, spot.freq[r]):
+                if p > 0:
+                    h = (ROW - 2) * float(p)
+                    out.append(f"<rect x='{x0}' y='{y + 1 + sum(mix):.1f}' width='{cell - 1}' height='{h:.1f}' "
+                               f"fill='{COLORS[name]}'/>")
+                    mix.append(h)
+            text = ", ".join(f"{name} {100 * p:.0f}%" for (name, _), p in zip(kinds, spot.freq[r]))
+            out.append(f"<rect x='{x0}' y='{y}' width='{cell - 1}' height='{ROW}' fill-opacity='0'>"
+                       f"<title>{_e(hand)} at {_e(stacks[j])}: {_e(text)}</title></rect>")
+    out.append("</svg>")
+    return "".join(out)
+
+
 def nl27_section(strategy, most: int) -> str:
     """The charts section of the page: every stack's charts (the first open, the others collapsed;
     at most ``most`` stacks)."""
@@ -93,6 +133,8 @@ def nl27_section(strategy, most: int) -> str:
     out = ["<h2>Charts per hand</h2><p class='note'>Hands best first; after the draw the hand is the final "
            "one. Each bar is the player's share of each action, its hands weighted by how often its own play "
            "reaches the spot (bet sizes and the opponent's draws by how often the opponent plays them).</p>"]
+    if len(labels) > 1:
+        out.append(opening_grid(strategy))
     for v, label in enumerate(labels[:most]):
         charts = nl27_charts(strategy, v)
         if len(labels) == 1:
