@@ -255,10 +255,6 @@ class SequenceForm:
                 plan[s] = plan[parent] * prob
         return plan
 
-    def uniform(self, player: int) -> list[float]:
-        """The realisation plan of picking uniformly at every infoset."""
-        return self.plan(player, lambda player, key, n: [1.0 / n] * n)
-
     def best_response(self, player: int, opponent_plan: list[float]) -> float:
         """``player``'s best payoff (its own sign) against the opponent's realisation plan."""
         gain = [0.0] * self.n_seqs[player]  # payoff of each own sequence's terminal pairs
@@ -351,17 +347,20 @@ def uniform_values(cfg: Config) -> dict[str, float]:
     """Exact values of the profile where both players pick uniformly among their legal actions:
     the button's payoff, the button's best response to the uniform big blind, and the big
     blind's best response (its own payoff) to the uniform button."""
-    sf = build(cfg)
-    u0, u1 = sf.uniform(0), sf.uniform(1)
-    return {"value": sf.value(u0, u1), "br_button": sf.best_response(0, u1), "br_big_blind": sf.best_response(1, u0)}
+    return policy_values(cfg, lambda player, key, n: [1.0 / n] * n)
 
 
-def policy_value(cfg: Config, policy) -> float:
-    """The button's expected payoff when both play ``policy(player, key, n) -> n probabilities``;
-    keys are (("pre" | "post", ...private), this round's actions) at bets and ("draw", hand,
-    pre-draw actions[, k1 for the button]) at draws (mask m discards the cards of bits set)."""
+def policy_values(cfg: Config, policy) -> dict[str, float]:
+    """Exact values of the profile ``policy(player, key, n) -> n action probabilities``: the
+    button's payoff ("value") and each player's best response to the other's policy
+    ("br_button", "br_big_blind", each in its own payoff). An infoset's key is
+    (("pre", hand) or ("post", hand, mask, received, k1, k0, pre-draw actions), this round's
+    actions) at a bet, ("draw", hand, pre-draw actions) at the big blind's draw and
+    ("draw", hand, pre-draw actions, k1) at the button's; mask m discards the cards of its set bits."""
     sf = build(cfg)
-    return sf.value(sf.plan(0, policy), sf.plan(1, policy))
+    plan0, plan1 = sf.plan(0, policy), sf.plan(1, policy)
+    return {"value": sf.value(plan0, plan1), "br_button": sf.best_response(0, plan1),
+            "br_big_blind": sf.best_response(1, plan0)}
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,9 @@
 """The nl27 oracle (``nl27_oracle.py``, beside this file) checked on its own.
 
 1. its push/fold special case (open=none, limp=0, bet=none, cap=1) equals draw27's exact solve;
-2. numbers worked out by hand (uniform values on the 4-card deck, pots of lines, the GAMES.md example);
+2. numbers worked out by hand (uniform values on the 4-card deck, pots of lines, the GAMES.md
+   example), the uniform value of 1-card decks from the betting alone, and a fixed card-dependent
+   policy's exact value against play from a shuffled deck (the deal and the stub played out);
 3. its linear program's solutions are equilibria by its own best responses, on a 1-card deck, a
    1-card deck of two suits (ties) and a 2-card deck (pairs, card removal);
 4. its hand order equals distcfr's deuce-to-seven evaluator.
@@ -174,7 +176,7 @@ def _simulate(cfg, hands: int, seed: int) -> tuple[float, float]:
                                                                           bet=(1.0,), cap=1)])
 def test_policy_value_equals_play_from_a_shuffled_deck(cfg):
     mean, error = _simulate(cfg, 40000, seed=5)
-    value = oracle.policy_value(cfg, _policy)
+    value = oracle.policy_values(cfg, _policy)["value"]
     assert abs(value - oracle.uniform_values(cfg)["value"]) > 8 * error  # the draw rule matters
     assert abs(value - mean) <= 4 * error
 
