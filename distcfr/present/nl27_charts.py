@@ -15,6 +15,7 @@ from distcfr.games.nl27_tables import BUTTON, Spot, SpotReader, opening_kinds, p
 COLORS = {"fold": "#9aa3ad", "check": "#9aa3ad", "limp": "#7fb069", "call": "#7fb069", "open": "#4a7fc1",
           "bet": "#4a7fc1", "raise": "#e08a2e", "all-in": "#c0392b"}
 BAR, ROW, LEFT = 320, 18, 60  # pixels: bar length, row height, room for the row labels
+GRID_TITLE = "button's opening per hand (rows) and stack (columns)"
 
 
 def _e(value) -> str:
@@ -98,7 +99,7 @@ def opening_grid(strategy) -> str:
     width, top = LEFT + cell * len(stacks) + 10, 58
     height = top + ROW * len(hands)
     out = [f"<svg class='stack' width='{width}' height='{height}' viewBox='0 0 {width} {height}' role='img'>",
-           "<text x='0' y='14' class='title'>button's opening per hand (rows) and stack (columns)</text>"]
+           f"<text x='0' y='14' class='title'>{_e(GRID_TITLE)}</text>"]
     x = LEFT
     for name, _ in kinds:
         out.append(f"<rect x='{x}' y='22' width='10' height='10' fill='{COLORS[name]}'/>"
