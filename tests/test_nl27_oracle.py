@@ -1,6 +1,7 @@
 """The nl27 oracle (``nl27_oracle.py``, beside this file) checked on its own.
 
-1. its push/fold special case (open=none, limp=0, bet=none, cap=1) equals draw27's exact solve;
+1. its push/fold special case (open=none, limp=0, bet=none, cap=1) equals draw27's exact solve, and
+   its value and best responses of a draw27 strategy equal distcfr's evaluator's;
 2. numbers worked out by hand (uniform values on the 4-card deck, pots of lines, the GAMES.md
    example), the uniform value of 1-card decks from the betting alone, and a fixed card-dependent
    policy's exact value against play from a shuffled deck (the deal and the stub played out);
@@ -72,6 +73,38 @@ def test_push_fold_equals_draw27(ranks, suits, hand, stack):
     # The game value lies between what each side guarantees against the other's best response.
     assert -br_big_blind - 1e-12 <= value <= br_button + 1e-12
     assert strategy.exploitability() <= 1e-9
+
+
+@pytest.mark.parametrize("ranks, suits, hand, stack", [(3, 2, 1, 2.5), (4, 2, 2, 3.0)])
+def test_values_of_a_draw27_strategy_equal_distcfrs(ranks, suits, hand, stack):
+    # A strategy far from equilibrium (3 iterations), read into the oracle's keys: its value and
+    # both best responses, computed by the oracle, equal distcfr's evaluator.
+    from distcfr.cards import RANKS, SUITS
+    from distcfr.games.registry import load_game
+    from distcfr.solve.solver import Solver
+
+    strategy = Solver(load_game(f"draw27(ranks={ranks},suits={suits},hand={hand},stacks={stack:g})")).solve(
+        iterations=3)
+
+    def label(cards) -> str:  # draw27's: high card first, its cards rank * 4 + suit
+        return "".join(RANKS[c // suits] + SUITS[c % suits] for c in sorted(cards, reverse=True))
+
+    def policy(player, key, n):
+        if key[0] == "draw":  # draw27's masks are ours: bit j discards the j-th lowest card
+            history = "ac" + (str(key[3]) if player == 0 else "")
+            cards = key[1]
+        else:
+            history, cards = "".join(key[1]), key[0][1]
+        probs = list(strategy.action_probs(f"{label(cards)}|{history}").values())
+        assert len(probs) == n
+        return probs
+
+    values = oracle.policy_values(Config(ranks, suits, hand, stack, **PUSH_FOLD), policy)
+    br_button, br_big_blind = strategy.best_response_values()
+    assert values["value"] == pytest.approx(strategy.value(), abs=1e-12)
+    assert values["br_button"] == pytest.approx(br_button, abs=1e-12)
+    assert values["br_big_blind"] == pytest.approx(br_big_blind, abs=1e-12)
+    assert strategy.exploitability() > 1e-3  # not an equilibrium: the best responses gain
 
 
 def test_push_fold_lines_are_draw27s():
