@@ -86,7 +86,7 @@ def test_values_of_a_draw27_strategy_equal_distcfrs(ranks, suits, hand, stack):
     strategy = Solver(load_game(f"draw27(ranks={ranks},suits={suits},hand={hand},stacks={stack:g})")).solve(
         iterations=3)
 
-    def label(cards) -> str:  # draw27's: high card first, its cards rank * 4 + suit
+    def label(cards) -> str:  # draw27's hand label, high card first, of the oracle's cards (rank * suits + suit)
         return "".join(RANKS[c // suits] + SUITS[c % suits] for c in sorted(cards, reverse=True))
 
     def policy(player, key, n):
