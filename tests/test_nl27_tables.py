@@ -202,3 +202,15 @@ def test_a_page_of_several_stacks_draws_the_opening_across_them():
     assert "button&#x27;s opening per hand (rows) and stack (columns)" in page
     assert "4 at 5BB: fold 0%, limp 0%, open 100%, all-in 0%" in page
     assert page.count("<details class='variant'") >= 2  # each stack's charts and tables
+
+
+def test_a_stack_too_small_for_the_open_shows_no_line_through_it():
+    game = distcfr.load_game("nl27(ranks=5,suits=1,hand=1,stacks=2:12:10,open=2.5/4)")
+    uniform = Strategy.from_dict(game, {})
+    small = strategy_tables(game, uniform, 0)  # at 2 BB no open can be made: uniform over the other three
+    assert dict(by_title(small, "button's opening").rows)["2"] == ["33", "33", None, None, "33"]
+    assert not any("open" in column for column in by_title(small, "big blind's response").columns)
+    assert not [t for t in small if "open 2.5-call" in t.title]
+    big = strategy_tables(game, uniform, 1)
+    assert "open 4: call" in by_title(big, "big blind's response").columns
+    assert [t for t in big if t.title.startswith("after the draw, open 4-call")]

@@ -99,6 +99,16 @@ class SpotReader:
                 reach = np.repeat(reach, r) / r
         return reach
 
+    def possible(self, history: tuple) -> bool:
+        """Whether every action of ``history`` can be made at this stack (a size at or above the
+        stack is masked there)."""
+        for i, code in enumerate(history):
+            legal = self.game.variant_legal(history[:i])  # (B, n_actions) or None
+            codes = [c for c, _ in self.game.actions(history[:i])]
+            if legal is not None and not legal[self.variant][codes.index(code)]:
+                return False
+        return True
+
     def own_moves(self, history: tuple, player: int) -> tuple:
         """The codes ``player`` played in ``history``, with their positions."""
         return tuple((i, code) for i, code in enumerate(history) if self.game.player(history[:i]) == player)
@@ -200,6 +210,7 @@ class SpotReader:
                         for a in range(len(actions))], axis=1)
         legal = self.game.variant_legal(history)
         legal = np.ones(len(actions), bool) if legal is None else legal[self.variant]
+        legal = legal & self.possible(history)  # (n_actions,) nothing where the line cannot happen at this stack
         with np.errstate(invalid="ignore", divide="ignore"):
             freq = np.where((den[:, None] >= REACH_MIN) & legal[None, :], num / den[:, None], np.nan)
         return Spot([_short(label) for _, label in actions], freq, den)
@@ -207,14 +218,14 @@ class SpotReader:
     # ---- lines ----------------------------------------------------------------------------------
     def main_lines(self) -> list[tuple[str, tuple]]:
         """(name, pre-draw history) of the lines that reach the draw with betting after it:
-        limp-check and each open called."""
+        limp-check and each open called (that this stack can make)."""
         lines = []
         for code, label in self.game.actions(()):
             if code == "c":
                 lines.append(("limp-check", ("c", "k")))
             elif code[0] == "r":
                 lines.append((f"{label}-call", (code, "c")))
-        return lines
+        return [(name, line) for name, line in lines if self.possible(line)]
 
     def draw_histories(self, line: tuple) -> list[tuple]:
         """The histories right after both draws on ``line`` (every pair of masks)."""
@@ -230,6 +241,8 @@ class SpotReader:
         thrown), with its share when under 99.5%; None where the row is not reached."""
         player = self.game.player(history)
         rows, cards, h = self.hand_rows, self.cards, self.game.params.hand
+        if not self.possible(history):
+            return [None] * len(rows.labels)
         probs, reach = self.probs(history, player), self.reach(history, player)  # (n_h, 2^h), (n_h,)
         out = []
         for r in range(len(rows.labels)):
@@ -309,11 +322,11 @@ def strategy_tables(game, strategy, variant: int) -> list[Table]:
     rows = reader.hand_rows.labels
     per = "per hand" if game.params.suits == 1 else "per hand class (suits averaged)"
     tables = [_table(f"button's opening, % {per}, best first", [("", reader.decision(()))], rows)]
-    first = [(code,) for code, _ in game.actions(()) if code != "f"]
+    first = [(code,) for code, _ in game.actions(()) if code != "f" and reader.possible((code,))]
     tables.append(_table(f"big blind's response, % {per}", [(_facing(game, h), reader.decision(h)) for h in first],
                          rows))
     second = [(*h, code) for h in first for code, _ in game.actions(h)
-              if code[0] in "ra" and game.player((*h, code)) == BUTTON]
+              if code[0] in "ra" and game.player((*h, code)) == BUTTON and reader.possible((*h, code))]
     if second:
         tables.append(_table(f"button facing the big blind's raise, % {per} (- : not reached)",
                              [(_facing(game, h), reader.decision(h)) for h in second], rows))

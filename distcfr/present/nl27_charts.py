@@ -76,7 +76,7 @@ def nl27_charts(strategy, variant: int) -> str:
     hands = reader.hand_rows.labels
     charts = [stacked_bars("button's opening per hand", hands, reader.decision(()))]
     for code, label in game.actions(()):
-        if code[0] == "r":
+        if code[0] == "r" and reader.possible((code,)):
             charts.append(stacked_bars(f"big blind facing the {label}", hands, reader.decision((code,))))
     for name, line in reader.main_lines():
         spots = post_spots(game, reader, line)
