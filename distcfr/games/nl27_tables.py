@@ -294,7 +294,9 @@ def _pct(x: float) -> str | None:
 
 
 def _table(title: str, spots: list[tuple[str, Spot]], labels: list[str]) -> Table:
-    """One table of several spots side by side (columns ``<spot>: <action>``)."""
+    """One table of several spots side by side (columns ``<spot>: <action>``); a named spot no row
+    reaches (its line is never played) is left out."""
+    spots = [(name, spot) for name, spot in spots if not name or not np.isnan(spot.freq).all()]
     columns = [f"{name}: {col}" if name else col for name, spot in spots for col in spot.columns]
     table = Table(title, columns)
     for r, label in enumerate(labels):
@@ -328,7 +330,8 @@ def strategy_tables(game, strategy, variant: int) -> list[Table]:
     second = [(*h, code) for h in first for code, _ in game.actions(h)
               if code[0] in "ra" and game.player((*h, code)) == BUTTON and reader.possible((*h, code))]
     if second:
-        tables.append(_table(f"button facing the big blind's raise, % {per} (- : not reached)",
+        tables.append(_table(f"button facing the big blind's raise, % {per} (- : not reached; a line the button "
+                             "never plays left out)",
                              [(_facing(game, h), reader.decision(h)) for h in second], rows))
     tables += _draw_tables(game, reader, per)
     for name, line in reader.main_lines():
