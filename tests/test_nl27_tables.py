@@ -2,6 +2,8 @@
 reach; everything fits the width; the page escapes; matches are exact and refuse --games."""
 
 import json
+import re
+from xml.etree import ElementTree
 
 import numpy as np
 import pytest
@@ -145,7 +147,10 @@ def test_the_html_page_has_the_charts_and_escapes(solved, solved_file, tmp_path)
     from distcfr.show import main
 
     page = exact_page(solved, "<b>tiny & co</b>")
-    assert page.count("<svg class='stack'") == 6  # opening, BB vs the open, 2 lines x 2 spots after the draw
+    charts = re.findall(r"<svg class='stack'.*?</svg>", page, re.S)
+    assert len(charts) == 6  # opening, BB vs the open, 2 lines x 2 spots after the draw
+    for chart in charts:
+        ElementTree.fromstring(chart)  # well formed
     assert "button&#x27;s opening per hand" in page and "big blind facing the open 2.5" in page
     assert "<b>tiny" not in page and "&lt;b&gt;tiny &amp; co" in page
     reader = SpotReader(solved.game, solved, 0)
