@@ -253,9 +253,9 @@ class SpotReader:
                 continue
             weights: dict[str, float] = {}
             for i in members:
-                ranks = [int(c) for c in cards.deck[cards.hands[i]]]
+                held = [int(c) for c in cards.deck[cards.hands[i]]]  # card ids, lowest first (mask bit j: held[j])
                 for mask in range(2**h):
-                    thrown = sorted((ranks[j] for j in range(h) if mask >> j & 1), reverse=True)
+                    thrown = sorted((held[j] for j in range(h) if mask >> j & 1), reverse=True)
                     key = "pat" if not thrown else "-" + "".join(RANKS[c // 4] for c in thrown)
                     weights[key] = weights.get(key, 0.0) + reach[i] * probs[i, mask] / mass
             choice = max(weights, key=weights.get)
