@@ -12,6 +12,7 @@ Examples:
   python -m distcfr.show small.msgpack --exact     # a sampled file of a small deck: its exact exploitability
   python -m distcfr.show leduc.msgpack --html leduc.html        # one self-contained page (distcfr.present.html_report)
   python -m distcfr.show nl27.msgpack --html nl27.html          # nl27: bar charts per hand, before and after the draw
+  python -m distcfr.show nl27.msgpack --hand 96                 # nl27: one hand's rows of every table
 
 nl27 files print per stack the button's opening per hand, the big blind's responses, the button
 facing a raise, the draws on the main lines and, after the draw, bet / check / call / raise / fold
@@ -45,10 +46,12 @@ from distcfr.io.paths import check_writable, write_atomic
 from distcfr.io.schema import file_format
 
 FORMATS = ("table", "json", "openspiel")
+HAND_FILES = "--hand goes with a sampled draw27 file or an nl27 file, and --format table"
 
 
-def table_text(strategy, path, against=None) -> str:
-    """Today's report: evaluation per variant, the game's tables, the head-to-head values."""
+def table_text(strategy, path, against=None, hand: str | None = None) -> str:
+    """Today's report: evaluation per variant, the game's tables (nl27 with ``hand``: that hand
+    class's rows only), the head-to-head values."""
     meta = strategy.meta
     lines = [f"{path}: {strategy.game.spec}, {meta.get('algorithm') or '?'} after {meta.get('iterations', 0)} "
              "iterations"]
@@ -58,7 +61,12 @@ def table_text(strategy, path, against=None) -> str:
         lines.append(fit_line(f"  {label + '  ' if label else ''}value {strategy.value(v):+.6f} {unit}  exploitability "
                               f"{exploitability_text(expl[v], unit)}  (best responses: player 1 {br1:+.6f}, "
                               f"player 2 {br2:+.6f})"))
-    tables = render_tables(strategy)
+    if hand is None:
+        tables = render_tables(strategy)
+    else:
+        from distcfr.games.nl27_tables import hand_text
+
+        tables = hand_text(strategy, hand)
     if tables:
         lines.append("\n" + tables)
     if against is not None:
@@ -73,9 +81,16 @@ def table_text(strategy, path, against=None) -> str:
 def exact_text(args):
     """(strategy, text) of a strategy file of an enumerated game, as ``args`` ask."""
     strategy = load_strategy(args.path)
+    hand = None
+    if args.hand:
+        if strategy.game.name != "nl27":
+            raise BadParameter(HAND_FILES)
+        from distcfr.games.nl27_tables import hand_class
+
+        hand = hand_class(strategy.game, args.hand)
     if args.format == "table":
         against = (args.against, load_strategy(args.against)) if args.against else None
-        return strategy, table_text(strategy, args.path, against)
+        return strategy, table_text(strategy, args.path, against, hand)
     data = json_table(strategy) if args.format == "json" else openspiel_table(strategy)
     return strategy, json.dumps(data, indent=1)
 
@@ -109,7 +124,7 @@ def main(argv=None) -> int:
                         "information state -> probabilities in OpenSpiel's action order (kuhn, leduc)")
     parser.add_argument("--out", metavar="PATH", help="write the output here instead of printing it")
     parser.add_argument("--hand", metavar="CARDS", help="sampled draw27 files: the full strategy of one hand, "
-                        "e.g. 8s6h4d3c2c")
+                        "e.g. 8s6h4d3c2c; nl27 files: that hand's rows of every table, e.g. 96")
     parser.add_argument("--stack", metavar="BB", type=float, help="sampled draw27 files: that stack only, e.g. 12")
     parser.add_argument("--exact", action="store_true", help="sampled draw27 files of decks the exact solver "
                         "reaches: the exact exploitability per stack, every deal enumerated (about 15 s for "
@@ -134,8 +149,8 @@ def main(argv=None) -> int:
         sampled = file_format(args.path) == CLASS_STRATEGY
         if sampled and (args.format == "openspiel" or args.against):
             raise BadParameter("a sampled draw27 file is shown as a table or JSON only (no openspiel, --against)")
-        if args.hand and (args.format != "table" or not sampled):
-            raise BadParameter("--hand goes with a sampled draw27 file and --format table")
+        if args.hand and args.format != "table":
+            raise BadParameter(HAND_FILES)
         if args.exact and not sampled:
             raise BadParameter("--exact goes with a sampled draw27 file (an exact file's exploitability is exact)")
         if args.stack is not None and not sampled:

@@ -219,3 +219,20 @@ def test_a_stack_too_small_for_the_open_shows_no_line_through_it():
     big = strategy_tables(game, uniform, 1)
     assert "open 4: call" in by_title(big, "big blind's response").columns
     assert [t for t in big if t.title.startswith("after the draw, open 4-call")]
+
+
+def test_show_hand_prints_that_hands_rows_only(solved, solved_file, capsys, tmp_path):
+    from distcfr.show import main
+
+    assert main([str(solved_file), "--hand", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "stack 5BB: 3 ==" in out
+    opening = out[out.index("button's opening"):].splitlines()
+    assert opening[2].split() == ["3", *(f"{100 * p:.0f}" for p in solved.action_probs("3|").values())]
+    assert not any(line.split()[:1] == ["4"] for line in out.splitlines())  # no other hand's row
+    kuhn = tmp_path / "kuhn.msgpack"
+    Strategy.from_dict(distcfr.load_game("kuhn"), {}).save(kuhn)
+    for argv in ([str(solved_file), "--hand", "33"], [str(solved_file), "--hand", "3", "--format", "json"],
+                 [str(kuhn), "--hand", "K"]):
+        assert main(argv) == 2
+        assert len(capsys.readouterr().err.strip().splitlines()) == 1

@@ -416,3 +416,42 @@ def opening_summary(game, strategy) -> list[Table]:
     for r, label in enumerate(readers[0].hand_rows.labels):
         table.rows.append((label, ["/".join(f"{100 * x:.0f}" for x in spot.freq[r]) for spot in spots]))
     return [table]
+
+
+def hand_class(game, text: str) -> str:
+    """The hand class (ranks, high first) ``text`` names: ``96``, ``69`` or ``9s6h`` -> ``96``;
+    BadParameter when the deck has no such starting or final hand."""
+    from distcfr.errors import BadParameter
+    from distcfr.games.nl27_cards import Nl27Cards
+
+    ranks = sorted((c.upper() for c in text.strip() if c.upper() in RANKS and c not in "cdhs"),
+                   key=RANKS.index, reverse=True)
+    label = "".join(ranks)
+    cards = Nl27Cards.of(game)
+    known = _rows(cards.hands, cards).labels
+    if len(ranks) != game.params.hand or label not in known:
+        examples = ", ".join(known[:3])
+        raise BadParameter(f"--hand {text[:40]!r}: no {game.params.hand}-card hand of {game.spec} (its hands "
+                           f"are written by rank, e.g. {examples})")
+    return label
+
+
+def hand_tables(game, strategy, variant: int, label: str) -> list[Table]:
+    """``strategy_tables`` with only the row of the hand class ``label`` (as a starting hand
+    before the draw, as a final hand after it)."""
+    tables = []
+    for table in strategy_tables(game, strategy, variant):
+        rows = [(name, cells) for name, cells in table.rows if name == label]
+        tables.append(Table(table.title, table.columns, rows))
+    return [t for t in tables if t.rows]
+
+
+def hand_text(strategy, label: str, width: int | None = None) -> str:
+    """Per stack, the rows of the hand class ``label`` in every table, rendered (``show --hand``)."""
+    from distcfr.games.table import fit_line
+
+    game, out = strategy.game, []
+    for v, stack in enumerate(game.variant_labels):
+        out.append(fit_line(f"== {game.spec}, stack {stack}: {label} ==", width))
+        out.extend(t.render(width) + "\n" for t in hand_tables(game, strategy, v, label))
+    return "\n".join(out)
