@@ -83,6 +83,9 @@ class RangeShard:
                 key = ("showdown", m0, m1)
             self.terminal_groups.setdefault(key, []).append((int(node), np.asarray(amount, dtype=float)))
         self.matrices = {key: self._matrix(key, stub) for key in self.terminal_groups}
+        self.terminal_nodes = {key: [z for z, _ in group] for key, group in self.terminal_groups.items()}
+        self.terminal_amounts = {key: np.stack([np.broadcast_to(a, (b,)) for _, a in group])
+                                 for key, group in self.terminal_groups.items()}  # (T, B)
 
     def _state_range(self, player: int, mask: int | None) -> tuple[int, int]:
         """The [lo, hi) of this shard's states of ``player`` among its private indices."""
@@ -147,18 +150,18 @@ class RangeShard:
         """{terminal: (states of ``player``, B) counterfactual values in ``player``'s payoff}."""
         out = {}
         b = self.shape_b
-        for key, terminals in self.terminal_groups.items():
+        for key, nodes in self.terminal_nodes.items():
             matrix = self.matrices[key]
+            amounts = self.terminal_amounts[key]  # (T, B) the button's payoff per unit of chance
             if player == 0:
-                other = np.concatenate([reach[1][z] for z, _ in terminals], axis=1)  # (Y, T*B)
-                values = matrix @ other  # (X, T*B)
-                for t, (z, amount) in enumerate(terminals):
-                    out[z] = values[:, t * b:(t + 1) * b] * amount
+                other = np.stack([reach[1][z] for z in nodes], axis=1)  # (Y, T, B)
+                values = (matrix @ other.reshape(len(other), -1)).reshape(-1, len(nodes), b)  # (X, T, B)
+                values *= amounts
             else:
-                other = np.concatenate([reach[0][z] * amount for z, amount in terminals], axis=1)  # (X, T*B)
-                values = matrix.T @ other  # (Y, T*B)
-                for t, (z, _) in enumerate(terminals):
-                    out[z] = -values[:, t * b:(t + 1) * b]
+                other = np.stack([reach[0][z] for z in nodes], axis=1) * -amounts  # (X, T, B)
+                values = (matrix.T @ other.reshape(len(other), -1)).reshape(-1, len(nodes), b)  # (Y, T, B)
+            for t, z in enumerate(nodes):
+                out[z] = values[:, t]
         return out
 
     def child_values(self, node: int, values: list) -> list[np.ndarray]:
@@ -173,11 +176,12 @@ class RangeShard:
     def cfr_values(self, sigma_t: np.ndarray, reach: list, player: int, q: np.ndarray | None = None,
                    own_reach: np.ndarray | None = None) -> np.ndarray:
         """Bottom-up counterfactual values of ``player`` under ``sigma_t``; adds its action values to
-        ``q`` (n_is, B, A) and its own reach to ``own_reach`` (n_is, B) at its decisions. Returns its
-        (states, B) values at the root."""
+        ``q`` (B, n_p, A) and its own reach to ``own_reach`` (B, n_p) at its decisions (n_p: the
+        player's rows of the table). Returns its (states, B) values at the root."""
         tree = self.tree
         values = [None] * tree.n_nodes  # per node: (states, B)
         counts_own_reach = player == 0 or self.lo == 0  # the big blind's whole range lies in every shard: count it once
+        first_row = self.layout.player_rows[player].start
         for node, value in self.terminal_values(reach, player).items():
             values[node] = value
         for node, q_player in reversed(self.decisions):
@@ -196,10 +200,11 @@ class RangeShard:
                 total += kids[a] * sigma[:, :, a]
             values[node] = total
             if q is not None:
+                local = slice(rows.start - first_row, rows.stop - first_row)
                 for a, kid in enumerate(kids):
-                    q[rows, :, a] += kid
+                    q[:, local, a] += kid.T
                 if counts_own_reach:  # weighed by each state's chance, as the deal form's sums are
-                    own_reach[rows] += reach[player][node] * self.state_chance[node]
+                    own_reach[:, local] += reach[player][node].T * self.state_chance[node]
         return values[0]
 
 
@@ -226,11 +231,11 @@ class RangeCFRKernel:
         reach = self.reach
         out = {}
         for p in players:
-            rows = layout.player_rows[p]
-            q = np.zeros((layout.n_infosets, layout.n_variants, layout.max_actions))
-            own = np.zeros((layout.n_infosets, layout.n_variants))
+            n_p = rows[p].stop - rows[p].start
+            q = np.zeros((layout.n_variants, n_p, layout.max_actions))
+            own = np.zeros((layout.n_variants, n_p))
             shard.cfr_values(sigma_t, reach, p, q, own)
-            out[p] = (np.ascontiguousarray(q[rows].transpose(1, 0, 2)), np.ascontiguousarray(own[rows].T))
+            out[p] = (q, own)
         return out
 
 
