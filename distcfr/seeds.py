@@ -422,7 +422,7 @@ def pushfold_2to7(quick: bool = False) -> Report:
 
 
 BETTING_STACKS = "1.5:20:0.5"
-BETTING_TARGET = 2e-5  # BB per hand: every stack's exploitability at most this
+BETTING_TARGET = 1e-4  # BB per hand (0.1 mBB): every stack's exploitability at most this
 SHARE_STACKS = (3.0, 5.0, 10.0, 20.0)
 
 
