@@ -34,7 +34,7 @@ from distcfr.games.draw27 import MASK_CODES, _format_stacks, parse_stacks
 ALLIN = math.inf  # a contribution that is the whole stack, whatever the stack
 MAX_EXACT_STATES = 12_000  # private states of one player after its draw, summed over the draw counts
 MAX_EXACT_CELLS = 1.5e8  # table cells (infosets x actions x stacks) the exact solver holds
-SECONDS_PER_MATRIX_CELL = 1e-7  # one iteration's time per showdown-matrix cell (bench/nl27_speed.py, the 2-card decks)
+SECONDS_PER_MATRIX_CELL = 4e-8  # one iteration's time per showdown-matrix cell (bench/nl27_speed.py, the 2-card decks)
 
 
 def parse_sizes(text: str) -> tuple[float, ...]:
