@@ -37,3 +37,15 @@ def test_the_game_value_equals_the_oracles_lp(spec, config):
     bound = 2 * strategy.exploitability()  # |value(sigma) - game value| <= BR_1 + BR_2
     assert bound < 3e-3
     assert strategy.value() == pytest.approx(oracle.game_value(config), abs=bound + 1e-9)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("spec, value", [
+    ("nl27(ranks=13,suits=1,hand=1,stacks=10)", 0.087042854044),  # the write-up's deck: the oracle's LP, 143 CPU-s
+    ("nl27(ranks=3,suits=2,hand=1,stacks=5)", -2 / 63),  # ties: the oracle's LP gives -0.031746031746
+])
+def test_golden_values_from_the_oracles_lp(spec, value):
+    strategy = distcfr.Solver(distcfr.load_game(spec)).solve(iterations=1000)
+    bound = 2 * strategy.exploitability()
+    assert bound < 1e-3
+    assert strategy.value() == pytest.approx(value, abs=bound + 1e-9)
