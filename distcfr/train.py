@@ -16,17 +16,14 @@ from __future__ import annotations
 import argparse
 import glob
 import json
-import os
-import signal
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 import numpy as np
 
-from distcfr.cli import OneLineParser, StartGuard, check_distinct, positive_number, whole_number
+from distcfr.cli import OneLineParser, check_distinct, positive_number, whole_number
 from distcfr.distributed import head_watch
 from distcfr.engine.rules import AUTO, RULES
 from distcfr.engine.sampled_bracket import BRACKET_CHUNK as MAX_BRACKET_SAMPLES
@@ -51,8 +48,9 @@ from distcfr.present.run_summary import duration, out_of_reach_text, print_resul
 from distcfr.progress import Progress
 from distcfr.solve.checkpoint import UPDATES, load_checkpoint
 from distcfr.solve.launch import RELEASE_SECONDS, open_solver, resume_solver, use_sampling
-from distcfr.solve.run import RunPlan, interrupts_unwrapped, run, signals_held
+from distcfr.solve.run import RunPlan, run
 from distcfr.solve.sampled_solver import BATCH_PER_CLASS, DEFAULT_BATCH, check_deal_shares
+from distcfr.stopping import StartGuard, end_process, interrupts_unwrapped, signals_held, stops_interrupt
 
 DEFAULT_GAME = "leduc"
 _positive_int = whole_number(1, "positive")
@@ -310,8 +308,8 @@ def solve_command(args, guard: StartGuard | None = None) -> dict:
                                  **{name: getattr(args, name) for name in _rule_params()})
         if guard is not None and guard.armed:  # from here on a signal stops the run and its files are saved
             guard.disarm()
-            signal.signal(signal.SIGTERM, _stop_on_sigterm)
-        summary = report.execute(solver)
+        with stops_interrupt():  # outside the run's own handling (its end's work), SIGTERM stops as Ctrl-C
+            summary = report.execute(solver)
         return summary
     finally:  # after a stop or an error Ray may be going away: give it seconds, not minutes
         _release(solver, stopped=summary.get("interrupted", True), said=bool(summary))
@@ -326,12 +324,8 @@ def _release(solver, stopped: bool, said: bool) -> None:
     if solver is None:
         return
     if stopped and not solver.workers_alive() or not solver.close(RELEASE_SECONDS if stopped else None):
-        if not said:
-            print("distcfr.train: stopped; Ray's processes were stopped too (a signal to the whole process group)",
-                  file=sys.stderr)
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(130)
+        end_process(None if said else
+                    "distcfr.train: stopped; Ray's processes were stopped too (a signal to the whole process group)")
 
 
 class _Run:
@@ -445,16 +439,15 @@ class _Run:
         process ends now (Ray's processes are gone: its own exit would wait a minute on them)."""
         checkpoint = self.args.checkpoint
         last = f"; {checkpoint} keeps its last save" if checkpoint and Path(checkpoint).exists() else ""
-        print(f"distcfr.train: stopped at iteration {solver.iteration}; the workers were stopped too (a signal to "
-              f"the whole process group), and the state they held with them{last}", file=sys.stderr)
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(130)
+        end_process(f"distcfr.train: stopped at iteration {solver.iteration}; the workers were stopped too (a signal "
+                    f"to the whole process group), and the state they held with them{last}")
 
     def interrupted(self, solver) -> dict:
         """The signal may have reached the workers too: save what the coordinator holds, unevaluated."""
         with signals_held():  # a second signal waits until the strategy is written
             try:
+                if solver.workers_alive():
+                    solver.abandon_work()  # the evaluation cut short: the workers hand over their rows at once
                 strategy = solver.average_strategy()
             except WorkersLost:  # they went after the run's own look at them (Ray had not told yet)
                 self.end_with_workers_gone(solver)
@@ -784,12 +777,7 @@ def _single_stack_value(game, solver):
     return value_at
 
 
-def _stop_on_sigterm(signum, frame):
-    raise KeyboardInterrupt  # outside a run's own handling (the end's work): as Ctrl-C
-
-
 def main(argv=None) -> int:
-    previous = signal.getsignal(signal.SIGTERM)
     guard = StartGuard("distcfr.train")
     try:
         args = build_parser().parse_args(argv)
@@ -803,8 +791,6 @@ def main(argv=None) -> int:
         return 130
     finally:
         guard.disarm()
-        if previous is not None and threading.current_thread() is threading.main_thread():
-            signal.signal(signal.SIGTERM, previous)
     return 130 if summary.get("interrupted") else 0
 
 

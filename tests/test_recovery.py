@@ -148,6 +148,9 @@ class _LosingOnce:
     def __init__(self, failed_rebuilds: int):
         self.iteration, self.failed_rebuilds, self.rebuilds = 0, failed_rebuilds, 0
 
+    def abandon_work(self):  # nothing runs on workers here
+        pass
+
     def step(self):
         if self.iteration == 2 and self.rebuilds == 0:
             raise WorkersLost("a worker died")
@@ -183,6 +186,9 @@ class _LostAtTheEnd:
 
     def __init__(self):
         self.iteration, self.rebuilds = 0, 0
+
+    def abandon_work(self):  # nothing runs on workers here
+        pass
 
     def step(self):
         time.sleep(0.01)

@@ -12,7 +12,8 @@ import pytest
 
 import distcfr
 from distcfr.errors import WorkersLost
-from distcfr.solve.run import RunPlan, StopRequested, run
+from distcfr.solve.run import RunPlan, run
+from distcfr.stopping import StopRequested
 
 SPEC = "draw27(ranks=6,suits=2,hand=2,stacks=2:4:1)"
 
@@ -75,6 +76,9 @@ class _SignalledWhileSaving:
     def workers_alive(self):
         return True
 
+    def abandon_work(self):
+        pass
+
 
 def test_workers_lost_to_a_signal_held_by_a_save_stop_the_run_and_are_not_rebuilt(tmp_path):
     solver = _SignalledWhileSaving()
@@ -90,6 +94,9 @@ class _Ticking:
 
     def __init__(self, seconds: float):
         self.iteration, self.seconds = 0, seconds
+
+    def abandon_work(self):  # nothing runs on workers here
+        pass
 
     def step(self):
         time.sleep(self.seconds)
@@ -207,7 +214,7 @@ def test_a_signal_that_numba_wraps_in_a_system_error_still_stops_the_run():
 
 
 def test_interrupt_in_finds_a_stop_down_the_chain_and_nothing_elsewhere():
-    from distcfr.solve.run import interrupt_in
+    from distcfr.stopping import interrupt_in
 
     stop = StopRequested()
     unpickle = SystemError("<function _numba_unpickle> returned a result with an exception set")

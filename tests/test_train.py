@@ -405,6 +405,12 @@ def test_workers_gone_when_the_interrupted_strategy_is_gathered_end_the_run_in_o
     class GoneWorkers:
         iteration, mode = 7, "sampled"
 
+        def workers_alive(self):  # as Ray saw them just before
+            return True
+
+        def abandon_work(self):
+            pass
+
         def average_strategy(self):
             raise WorkersLost("a sampled worker died and its table rows with it")
 

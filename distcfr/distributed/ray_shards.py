@@ -31,11 +31,25 @@ from distcfr.engine.best_response import BestResponseStateLost
 from distcfr.engine.class_blocks import ClassBlockGroup, ClassBlockSetBase, StrategyRows
 from distcfr.engine.shard_set import ShardGroup, ShardSetBase
 from distcfr.errors import ClusterError, WorkersLost
+from distcfr.stopping import clear_stop, request_stop
 
 MAX_RESTARTS = 8  # per actor; past this the run stops with a ClusterError
 
 
 class _ActorInfo:
+    """What every actor adds to the plain group it wraps: where it runs, and the stop requests of its
+    coordinator (:mod:`distcfr.stopping`)."""
+
+    @ray.method(concurrency_group="control")
+    def stop_work(self) -> None:
+        """Run beside the call in progress: its evaluation gives up at its next chunk, and so do
+        the evaluations queued behind it, until :meth:`resume_work`."""
+        request_stop()
+
+    def resume_work(self) -> None:
+        """Queued behind the calls given up: later calls run again."""
+        clear_stop()
+
     def node_id(self) -> str:
         return ray.get_runtime_context().get_node_id()
 
@@ -51,7 +65,8 @@ def _actor_class(group_class: type):
     if group_class not in _ACTOR_CLASSES:
         wrapped = type(f"{group_class.__name__}Actor", (group_class, _ActorInfo), {})
         restarts = MAX_RESTARTS if getattr(group_class, "restartable", True) else 0
-        _ACTOR_CLASSES[group_class] = ray.remote(num_cpus=1, max_restarts=restarts)(wrapped)
+        _ACTOR_CLASSES[group_class] = ray.remote(num_cpus=1, max_restarts=restarts,
+                                                 concurrency_groups={"control": 1})(wrapped)
     return _ACTOR_CLASSES[group_class]
 
 
@@ -109,6 +124,13 @@ class RayGroups:
         if lost:
             raise BestResponseStateLost(method)
         return results
+
+    def abandon(self) -> None:
+        """Every actor gives up the evaluations it runs or has queued (within a chunk's time) and then
+        takes calls again; nothing is waited for here."""
+        for actor in self.actors:
+            actor.stop_work.remote()
+            actor.resume_work.remote()
 
     def pids(self) -> list[int]:
         return ray.get([a.pid.remote() for a in self.actors])
@@ -233,6 +255,9 @@ class RayClassBlocks(RayGroups, ClassBlockSetBase):
     def _get(self, refs: list) -> list:
         try:
             return ray.get(refs)
+        except KeyboardInterrupt:  # a stop request: the actors give up their evaluations, so that what is saved
+            self.abandon()         # next (a checkpoint, the strategy) is not queued behind them
+            raise
         except OutOfMemoryError:  # the same run would run out again: not a loss to recover from
             raise ClusterError("a sampled worker was killed for memory and its table rows with it: use fewer "
                                "stacks, or more machines (--address)") from None

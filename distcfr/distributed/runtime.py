@@ -27,10 +27,14 @@ from distcfr.errors import ClusterError
 
 
 def _keep_signals_from_ray_core() -> None:
-    """Read by Ray at import: without it, Ray's C++ core installs absl's failure-signal handler in
-    this process, which turns a SIGTERM into a stack dump and an abort before distcfr's handler can
-    save anything (a signal to the whole process group while Ray starts)."""
+    """Read by Ray at import (the second at each error too): without the first, Ray's C++ core
+    installs absl's failure-signal handler in this process, which turns a SIGTERM into a stack dump
+    and an abort before distcfr's handler can save anything (a signal to the whole process group
+    while Ray starts)."""
     os.environ.setdefault("RAY_DISABLE_FAILURE_SIGNAL_HANDLER", "1")
+    # and the driver does not print Ray's "Unhandled error" blocks for results it never read: the calls of
+    # lost workers, or evaluations given up on a stop (distcfr says in one line what happened)
+    os.environ.setdefault("RAY_IGNORE_UNHANDLED_ERRORS", "1")
 
 
 AUTOSCALER_FAILURE = "The autoscaler failed"  # how Ray's report of its monitor's end begins

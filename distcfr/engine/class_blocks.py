@@ -38,6 +38,7 @@ from distcfr.engine.sampled_bracket import (
     value_chunk,
 )
 from distcfr.games.registry import load_game
+from distcfr.stopping import abandon_if_stopped
 
 TABLE_DTYPE = np.float32  # regrets and sums: half the memory of float64 where the tables are largest
 PUBLISH_ROWS = 4096  # strategy rows per object-store object: a worker never holds a copy of all of its rows
@@ -355,21 +356,23 @@ class ClassBlockGroup:
         sigma, latest = (self._read_published(part) for part in (published[:len(published) // 2],
                                                                 published[len(published) // 2:]))
         return [bracket_chunk(self.kernel, sigma, seed, per_class, player, first, stop, rounds=rounds, latest=latest,
-                              pilot=pilot) for first, stop in chunks]
+                              pilot=pilot) for first, stop in _heeding_stops(chunks)]
 
     def focus_sums(self, seed: int, deals: int, player: int, chunks: list[tuple[int, int]],
                    *averages: StrategyRows) -> list[np.ndarray]:
         """The focus round's sums of ``player`` for these classes (:func:`~distcfr.engine.sampled_bracket.
         focus_chunk`) against the average strategy of every group (``averages``, in row order)."""
         sigma = self._read_published(averages)
-        return [focus_chunk(self.kernel, sigma, seed, deals, player, first, stop) for first, stop in chunks]
+        return [focus_chunk(self.kernel, sigma, seed, deals, player, first, stop)
+                for first, stop in _heeding_stops(chunks)]
 
     def value_sums(self, seed: int, per_class: int, chunks: list[tuple[int, int]],
                    *averages: StrategyRows) -> list[np.ndarray]:
         """The value readings' sums for these class ranges (:func:`~distcfr.engine.sampled_bracket.
         value_chunk`) against the average strategy of every group (``averages``, in row order)."""
         sigma = self._read_published(averages)
-        return [value_chunk(self.kernel, sigma, seed, per_class, first, stop) for first, stop in chunks]
+        return [value_chunk(self.kernel, sigma, seed, per_class, first, stop)
+                for first, stop in _heeding_stops(chunks)]
 
     def _read_published(self, published: tuple[StrategyRows, ...]) -> dict[str, RowTable]:
         """{block: RowTable} of every group's published strategy rows (average or latest), read where they lie."""
@@ -399,6 +402,13 @@ class ClassBlockGroup:
     def _table(self, kind: str, name: str) -> np.ndarray:
         assert kind in ("regrets", "sums"), kind
         return getattr(self, kind)[name]
+
+
+def _heeding_stops(chunks: list[tuple[int, int]]) -> Iterator[tuple[int, int]]:
+    """The chunks of an evaluation, given up (WorkAbandoned) before the next one once a stop is requested."""
+    for chunk in chunks:
+        abandon_if_stopped()
+        yield chunk
 
 
 class ClassBlockSetBase:
@@ -456,6 +466,10 @@ class ClassBlockSetBase:
         split = [chunks[len(chunks) * g // n:len(chunks) * (g + 1) // n] for g in range(n)]
         calls = [self._call(g, method, *args, part, *published) for g, part in enumerate(split) if part]
         return chunk_total(total for call in calls for total in self._result(call))
+
+    def abandon(self) -> None:
+        """Make the groups give up the evaluations they run or have queued (a stop request): they are free
+        again within a chunk's time (in this process, the stop request itself does it)."""
 
     def release_strategy(self) -> None:
         """Let the current strategy's rows go (before a final evaluation that needs their memory);

@@ -10,6 +10,7 @@ from collections.abc import Callable
 import numpy as np
 
 from distcfr.engine.row_table import RowTable
+from distcfr.stopping import abandon_if_stopped
 
 BRACKET_CHUNK = 1 << 17  # deals evaluated together: bounds the bracket's memory at any size
 BRACKET_ROW_BYTES = 1 << 26  # and responding rows copied together (they grow with the stacks)
@@ -197,6 +198,7 @@ def bracket_chunk(game, sigma: dict, seed: int, per_class: int, player: int, fir
         drawn, more_n, h = 0, n + steps[round], deals.shape[1]
         step = max(1, BRACKET_CHUNK // more_n)  # close classes refined together: a chunk's deals at most
         for group in (close[lo:lo + step] for lo in range(0, len(close), step)):
+            abandon_if_stopped()  # a stop request is heard within a refinement group's time
             classes = at[group]
             more = refine_deals(game, seed, player, first, np.isin(np.arange(stop - first), classes),
                                 steps[round], stubs, round)
@@ -301,6 +303,7 @@ def focus_chunk(game, sigma: dict, seed: int, deals: int, player: int, first: in
     for c in range(first, stop):
         q = None
         for i in range(len(sizes)):  # class sums add over pieces
+            abandon_if_stopped()
             got = game.class_sums(sigma, piece(c, i), player, np.array([sizes[i]]), first=c)
             part = {name: got[name].q.astype(np.float64) for name in game.response_order[player]}
             q = part if q is None else {name: q[name] + part[name] for name in q}

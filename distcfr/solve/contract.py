@@ -49,6 +49,9 @@ class SolverContract(Protocol):
     def workers_alive(self) -> bool:
         """Whether the workers holding the shards are still reachable."""
 
+    def abandon_work(self) -> None:
+        """On a stop request: the workers give up the evaluations they run or have queued."""
+
     def close(self, deadline: float | None = None) -> bool:
         """End the workers (and the Ray its launch started); see :meth:`SolverLifetime.close`."""
 
@@ -66,6 +69,12 @@ class SolverLifetime:
         """Whether the workers holding the shards are still reachable (a signal to the whole process
         group may have ended them)."""
         return self.launch is None or self.launch.workers_alive()
+
+    def abandon_work(self) -> None:
+        """A stop request: the workers give up the evaluations they run or have queued, so that a
+        checkpoint and the strategy can be read from them within seconds (in-process work hears the
+        request itself: distcfr.stopping)."""
+        self.shards.abandon()
 
     def close(self, deadline: float | None = None) -> bool:
         """End the shards' workers and the Ray the launch started, waiting at most ``deadline``

@@ -10,10 +10,6 @@ checkpoint holds the state before it. This matters when the whole process group 
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
-import signal
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from distcfr.errors import BadParameter, WorkersLost
 from distcfr.io.schema import MAX_ITERATION
+from distcfr.stopping import RunSignals, StopRequested, interrupts_unwrapped, signals_held
 
 if TYPE_CHECKING:
     from distcfr.solve.contract import SolverContract as Solver
@@ -83,52 +80,7 @@ class RunResult:
     # recovery's, "waited": how long the call that failed had waited before the loss surfaced}
     recoveries: list[dict] = field(default_factory=list)
     checkpoint_seconds: list[float] = field(default_factory=list)  # how long each checkpoint took to write
-
-
-@contextlib.contextmanager
-def signals_held():
-    """SIGINT and SIGTERM wait until the block ends (then their handlers run), where this thread can
-    hold them (the main thread); elsewhere the block runs as it is."""
-    held = (signal.SIGINT, signal.SIGTERM)
-    main = threading.current_thread() is threading.main_thread() and hasattr(signal, "pthread_sigmask")
-    if main:
-        signal.pthread_sigmask(signal.SIG_BLOCK, held)
-    try:
-        yield
-    finally:
-        if main:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, held)
-
-
-class StopRequested(KeyboardInterrupt):
-    """Raised by the signal handler into a wait on shards. A KeyboardInterrupt, because that is
-    what Ray lets through a blocking ``ray.get``."""
-
-
-def interrupt_in(err: BaseException | None) -> KeyboardInterrupt | None:
-    """The KeyboardInterrupt (a signal's stop) that ``err`` is or was raised from, if any."""
-    seen = set()
-    while err is not None and id(err) not in seen:
-        if isinstance(err, KeyboardInterrupt):
-            return err
-        seen.add(id(err))
-        err = err.__cause__ or err.__context__
-    return None
-
-
-@contextlib.contextmanager
-def interrupts_unwrapped():
-    """A signal handler's KeyboardInterrupt raised while numba's dispatcher runs Python code (as it
-    sets up a compiled call) comes out of that call as a SystemError chained to it: within this
-    block it comes out as itself, so the ``except KeyboardInterrupt`` around the work stops the run
-    in one line instead of a traceback."""
-    try:
-        yield
-    except SystemError as err:
-        stop = interrupt_in(err)
-        if stop is None:
-            raise
-        raise stop from None
+    saved_at: int | None = None  # the iteration the plan's checkpoint file holds, once this run wrote it
 
 
 def run(solver: Solver, plan: RunPlan, on_iteration: Callable[[Solver, float | None], None] | None = None,
@@ -143,7 +95,7 @@ def run(solver: Solver, plan: RunPlan, on_iteration: Callable[[Solver, float | N
         if result.interrupted:
             return result
         try:
-            if plan.checkpoint:
+            if plan.checkpoint and result.saved_at != solver.iteration:
                 _save(solver, plan, result, plan.checkpoint)
             if plan.at_end is not None:
                 plan.at_end(solver)
@@ -154,18 +106,32 @@ def run(solver: Solver, plan: RunPlan, on_iteration: Callable[[Solver, float | N
 
 def _iterate(solver: Solver, plan: RunPlan, result: RunResult, on_iteration, handle_signals: bool) -> None:
     """The iterations of :func:`run` (adding to ``result``); after a stop, the checkpoint the plan names."""
-    requested: list[int] | None = [] if handle_signals else None  # None: no handler of ours to wait for
     waiting = [False]  # the loop itself waits on an evaluation
 
-    def on_signal(signum, frame):
-        requested.append(signum)
-        if len(requested) > 1 or waiting[0] or solver.waiting_on_shards:
-            raise StopRequested
-        if solver.state_on_workers and not solver.workers_alive():
-            raise StopRequested  # the whole group was signalled: what the workers held is gone, nothing to keep whole
+    def interrupt_now() -> bool:
+        """Whether a first stop request interrupts what runs now: a wait on shards or an evaluation, or
+        any point once the whole group was signalled (what the workers held is gone, nothing to keep whole)."""
+        return waiting[0] or solver.waiting_on_shards or solver.state_on_workers and not solver.workers_alive()
 
-    signals = (signal.SIGINT, signal.SIGTERM) if handle_signals else ()
-    previous = {sig: signal.signal(sig, on_signal) for sig in signals}
+    with RunSignals(interrupt_now, install=handle_signals) as requested:
+        _iterations(solver, plan, result, on_iteration, requested, waiting)
+    if not result.interrupted:
+        return
+    if solver.state_on_workers and not solver.workers_alive():
+        result.workers_lost = True  # their rows went with them: the last checkpoint written stays as it is
+        return
+    solver.abandon_work()  # what the workers still evaluate is given up: the save below is not queued behind it
+    if plan.checkpoint and result.saved_at != solver.iteration:
+        try:
+            _save(solver, plan, result, plan.checkpoint)
+        except WorkersLost:
+            result.workers_lost = True  # the signal reached them too, after Ray's look at them above
+
+
+def _iterations(solver: Solver, plan: RunPlan, result: RunResult, on_iteration, requested: RunSignals,
+                waiting: list[bool]) -> None:
+    """The loop of :func:`_iterate`: iterations, evaluations, readings and checkpoints until a stopping
+    rule or a stop request (``result.interrupted``)."""
     start, eval_seconds, read_seconds = time.perf_counter(), 0.0, 0.0
     halfway = plan.seconds is None or result.wall_seconds >= plan.seconds / 2  # the half-time reading is taken
 
@@ -180,8 +146,8 @@ def _iterate(solver: Solver, plan: RunPlan, result: RunResult, on_iteration, han
         except WorkersLost as lost:  # a sampled run's bracket or value reading is made where the rows lie
             _recover(solver, plan, result, lost, time.perf_counter() - began, requested)
             return None
-        except KeyboardInterrupt:
-            _stop_if_requested(requested)
+        except (KeyboardInterrupt, Exception):  # a signal's stop: work abandoned, or Ray's own interrupt
+            requested.stop_if_requested()
         finally:
             waiting[0] = False
 
@@ -200,7 +166,7 @@ def _iterate(solver: Solver, plan: RunPlan, result: RunResult, on_iteration, han
                 _recover(solver, plan, result, lost, time.perf_counter() - began, requested)
                 continue
             except (Exception, KeyboardInterrupt):  # the signal took the workers down before it reached this loop
-                _stop_if_requested(requested)
+                requested.stop_if_requested()
             expl = None
             last = (plan.iterations is not None and solver.iteration >= plan.iterations) or \
                 solver.iteration >= MAX_ITERATION
@@ -208,6 +174,13 @@ def _iterate(solver: Solver, plan: RunPlan, result: RunResult, on_iteration, han
             if due and not last and plan.eval_share is not None:  # evaluations kept to their share of the time
                 expected = 0.0 if plan.eval_forecast is None else plan.eval_forecast(solver)
                 due = eval_seconds + expected <= plan.eval_share * (time.perf_counter() - start)
+            if due and last and plan.checkpoint:  # the last evaluation may be the final one: what was solved is
+                began = time.perf_counter()       # saved before it starts
+                try:
+                    _save(solver, plan, result, plan.checkpoint)
+                except WorkersLost as lost:
+                    _recover(solver, plan, result, lost, time.perf_counter() - began, requested)
+                    continue
             if due:
                 looked = look(plan.evaluator or (lambda s: s.average_strategy().exploitability()))
                 if looked is None:
@@ -229,7 +202,7 @@ def _iterate(solver: Solver, plan: RunPlan, result: RunResult, on_iteration, han
             if on_iteration is not None:
                 on_iteration(solver, expl)
             point = plan.checkpoint or plan.recovery
-            if point and solver.iteration % plan.checkpoint_every == 0:
+            if point and solver.iteration % plan.checkpoint_every == 0 and result.saved_at != solver.iteration:
                 began = time.perf_counter()
                 try:
                     _save(solver, plan, result, point)
@@ -243,27 +216,7 @@ def _iterate(solver: Solver, plan: RunPlan, result: RunResult, on_iteration, han
                 break
     except StopRequested:
         result.interrupted = True
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
     result.wall_seconds += time.perf_counter() - start
-    if not result.interrupted:
-        return
-    if solver.state_on_workers and not solver.workers_alive():
-        result.workers_lost = True  # their rows went with them: the last checkpoint written stays as it is
-    elif plan.checkpoint:
-        try:
-            _save(solver, plan, result, plan.checkpoint)
-        except WorkersLost:
-            result.workers_lost = True  # the signal reached them too, after Ray's look at them above
-
-
-def _stop_if_requested(requested: list[int] | None) -> None:
-    """In an ``except`` block: a stop where a signal was ``requested`` (Ray's ``ray.get`` raises its own
-    KeyboardInterrupt in place of the StopRequested raised into its wait), else the error again."""
-    if requested:
-        raise StopRequested from None
-    raise  # the exception the caller is handling
 
 
 MAX_RECOVERIES = 10  # lost workers a run goes on after; past this it stops (a cluster losing nodes all night)
@@ -272,15 +225,13 @@ RECOVERY_ATTEMPTS = 8  # tries to rebuild the workers after one loss, 1, 2, ...,
 
 
 def _recover(solver, plan: RunPlan, result: RunResult, lost: WorkersLost, waited: float,
-             requested: list[int] | None) -> None:
+             requested: RunSignals | None) -> None:
     """Lost workers: the solver goes on from its recovery point (its last checkpoint, or its start),
     on the workers there are now; the run's bits are those of an undisturbed run. Workers lost
     while the new ones start (a node that fails late) are recovered from in the same way. A stop
     ``requested`` meanwhile (its handler runs once Python code runs again) stops instead."""
-    if requested is not None:  # this run's handlers are in place: a signal on its way may be a stop
-        _handle_pending_signals()
-    if requested:
-        raise StopRequested
+    if requested is not None:  # a signal on its way may be a stop
+        requested.pending()
     if not solver.state_on_workers or len(result.recoveries) >= MAX_RECOVERIES:
         raise lost
     from distcfr.solve.checkpoint import load_checkpoint
@@ -301,19 +252,6 @@ def _recover(solver, plan: RunPlan, result: RunResult, lost: WorkersLost, waited
                               "seconds": time.perf_counter() - began, "waited": waited})
 
 
-SIGNAL_GRACE = 0.05  # seconds a recovery first waits for a signal on its way (recoveries take seconds)
-
-
-def _handle_pending_signals() -> None:
-    """Run the Python handlers of signals already received (PyErr_CheckSignals). A signal held by a
-    save reaches the process through another thread, and Python runs its handler in the main thread
-    only at its next check, which may come after the loss the signal caused is seen (CI, 2026-11-27:
-    a recovery, then the stop). A handler's exception (a stop) is raised here."""
-    if threading.current_thread() is threading.main_thread():
-        time.sleep(SIGNAL_GRACE)  # the other thread's turn to take the signal (a signal cuts the wait short)
-        ctypes.pythonapi.PyErr_CheckSignals()
-
-
 def _save(solver, plan: RunPlan, result: RunResult, path: Path) -> None:
     began = time.perf_counter()
     with signals_held():  # a stop request during a save waits for its end: the file is written whole
@@ -321,6 +259,8 @@ def _save(solver, plan: RunPlan, result: RunResult, path: Path) -> None:
         if plan.before_save is not None and path == plan.checkpoint:
             plan.before_save(checkpoint)
         checkpoint.save(path)
+        if path == plan.checkpoint:
+            result.saved_at = checkpoint.iteration
         if plan.after_save is not None and path == plan.checkpoint:
             plan.after_save(path, checkpoint.iteration)
     result.checkpoint_seconds.append(time.perf_counter() - began)
