@@ -30,7 +30,7 @@ from distcfr.distributed import head_watch
 from distcfr.engine.best_response import BestResponseStateLost
 from distcfr.engine.class_blocks import ClassBlockGroup, ClassBlockSetBase, StrategyRows
 from distcfr.engine.shard_set import ShardGroup, ShardSetBase
-from distcfr.errors import ClusterError, WorkersLost
+from distcfr.errors import ClusterError, TooFewCpus, WorkersLost
 from distcfr.stopping import clear_stop, request_stop
 
 MAX_RESTARTS = 8  # per actor; past this the run stops with a ClusterError
@@ -86,7 +86,7 @@ class RayGroups:
             ray.get(self.group.ready(), timeout=ready_timeout)
         except GetTimeoutError:
             remove_placement_group(self.group)
-            raise ClusterError(f"the cluster cannot give {n_workers} workers one CPU each "
+            raise TooFewCpus(f"the cluster cannot give {n_workers} workers one CPU each "
                                f"(it has {int(ray.cluster_resources().get('CPU', 0))} CPUs)") from None
         actor = _actor_class(self.group_class)
         self.actors = [
@@ -180,10 +180,11 @@ class RayClassBlocks(RayGroups, ClassBlockSetBase):
 
     group_class = _RayClassBlockGroup
 
-    def __init__(self, spec: str, n_shards: int, n_workers: int, seed: int, halves: tuple[int, int]):
+    def __init__(self, spec: str, n_shards: int, n_workers: int, seed: int, halves: tuple[int, int],
+                 ready_timeout: float = 120.0):
         self.pending: tuple | None = None  # (player, [(strategy ref, deals ref) per actor])
         self.interruptible = False
-        super().__init__(spec, n_shards, n_workers, seed, halves)
+        super().__init__(spec, n_shards, n_workers, seed, halves, ready_timeout=ready_timeout)
 
     def _started(self) -> None:
         rows = self._gather("rows")

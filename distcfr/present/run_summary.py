@@ -96,7 +96,7 @@ def print_sampled(summary: dict, out_path, groups: dict | None = None) -> None:
     if lost:
         print(f"  recovered from lost workers {len(lost)} time(s), {sum(r['seconds'] for r in lost):.1f} s in all: "
               + ", ".join(f"lost at iteration {r['lost_at']} (noticed after {r['waited']:.0f} s), went on from "
-                          f"{r['resumed_at']}" for r in lost))
+                          f"{r['resumed_at']}" + _on_workers(r.get("workers")) for r in lost))
     print(f"  average strategy written to {out_path} (float16 per hand class)")
     saved = summary.get("checkpoint")
     if saved:
@@ -186,3 +186,10 @@ def duration(seconds: float) -> str:
         if seconds >= 2 * size:
             return f"{seconds / size:.1f} {name}"
     return f"{seconds:.0f} s"
+
+
+def _on_workers(workers: int | None) -> str:
+    """Where a run went on after lost workers, in words ("" where not known)."""
+    if workers is None:
+        return ""
+    return " in this process" if workers == 0 else f" on {workers} worker{'s' if workers > 1 else ''}"

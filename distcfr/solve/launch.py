@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from distcfr.engine.kernels import can_sample, sampled_kernel
 from distcfr.engine.memory import MemoryEstimate, available_bytes, check_fits, estimate, sampled_estimate
 from distcfr.engine.rules import AUTO
-from distcfr.errors import BadParameter
+from distcfr.errors import BadParameter, TooFewCpus
 from distcfr.games.base import Game
 from distcfr.games.registry import load_game
 from distcfr.solve.checkpoint import Checkpoint, SampledCheckpoint
@@ -34,6 +34,8 @@ SAMPLED_DEALS_PER_SECOND = 100_000  # deals a sampled pass evaluates per second 
 # progress brackets only where the estimate leaves this margin (at 39 stacks of 5 cards the measured peak came
 # out 15% above it, and Ray's memory monitor kills workers at 95% of the node's memory)
 BRACKET_MARGIN = 0.8
+# after lost workers, how long the cluster may take to place the workers asked for before one fewer is asked for
+REBUILD_READY_SECONDS = 10.0
 RELEASE_SECONDS = 3.0  # after a stop or a failed start, how long stopping the workers and Ray may take
 
 
@@ -64,6 +66,7 @@ class Launch:
     memory: MemoryEstimate | None = None
     progress_brackets: bool = True  # sampled: whether brackets fit beside the run
     seconds_to_start: float = 0.0  # building the shards (and streaming a checkpoint in, for a resume)
+    on_workers: int = 0  # the workers the shards are on now (fewer than resolved at first after lost ones)
 
     def __post_init__(self):
         if self.workers != AUTO and (isinstance(self.workers, bool) or not isinstance(self.workers, int)
@@ -94,9 +97,7 @@ class Launch:
         rebuilding = self.memory is not None  # after lost workers: on what the cluster has now
         workers = self._resolve(sum(halves) / 2 / SAMPLED_DEALS_PER_SECOND, n_blocks)
         if rebuilding and workers:
-            from distcfr.distributed.launch import available_cpus
-
-            workers = self.resolved = max(1, min(workers, available_cpus(self.address)))
+            return self._rebuilt(spec, n_blocks, seed, halves, workers)
         memory = sampled_estimate(sampled_kernel(load_game(spec)), max(halves), n_blocks, workers)
         available = self._check(memory, spec)
         self.progress_brackets = memory.with_bracket <= BRACKET_MARGIN * available
@@ -107,12 +108,38 @@ class Launch:
         if not self.progress_brackets:
             self._say(f"  progress brackets and value readings off: one needs {memory.bracket / 1e9:.1f} GB more "
                       f"beside the run; the final bracket runs once the current strategy is let go")
+        self.on_workers = workers
         if workers == 0:
             return LocalClassBlocks(spec, n_blocks, seed, halves)
         from distcfr.distributed.launch import ray_sampled_shard_set
 
         self._start_ray(workers)
         return ray_sampled_shard_set(spec, n_blocks, workers, seed, halves)
+
+    def _rebuilt(self, spec: str, n_blocks: int, seed: int, halves: tuple[int, int], most: int):
+        """The class blocks again after lost workers, on as many of ``most`` workers as the cluster can
+        place now (one fewer each time it cannot, within REBUILD_READY_SECONDS), down to one, or in this
+        process when it has no CPU left; says how many the run goes on with."""
+        from distcfr.distributed.launch import alive_cpus, ray_sampled_shard_set
+        from distcfr.engine.class_blocks import LocalClassBlocks
+
+        before = self.on_workers
+        for workers in range(min(most, alive_cpus()), 0, -1):
+            try:
+                shards = ray_sampled_shard_set(spec, n_blocks, workers, seed, halves,
+                                               ready_timeout=REBUILD_READY_SECONDS)
+            except TooFewCpus:  # a lost node may still count until Ray gives it up
+                continue
+            self.resolved = self.on_workers = workers
+            if workers != before:
+                self._say(f"  workers lost: the run goes on with {workers} of the {most} asked for (it had {before})")
+            return shards
+        self.on_workers = 0  # (resolved stays: Ray is still this run's to stop)
+        memory = sampled_estimate(sampled_kernel(load_game(spec)), max(halves), n_blocks, 0)
+        self._check(memory, spec)
+        self._say(f"  workers lost: the cluster has no CPU left for one; the run goes on in this process (it had "
+                  f"{before})")
+        return LocalClassBlocks(spec, n_blocks, seed, halves)
 
     def _start_ray(self, workers: int) -> None:
         """Join the cluster or start the embedded Ray (once: a rebuild after lost workers reuses it)."""

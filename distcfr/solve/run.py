@@ -248,8 +248,10 @@ def _recover(solver, plan: RunPlan, result: RunResult, lost: WorkersLost, waited
             if attempt == RECOVERY_ATTEMPTS:
                 raise
             time.sleep(attempt)
+    launch = getattr(solver, "launch", None)  # None: a solver built without one (its shards in this process)
     result.recoveries.append({"lost_at": lost_at, "resumed_at": solver.iteration, "attempts": attempt,
-                              "seconds": time.perf_counter() - began, "waited": waited})
+                              "seconds": time.perf_counter() - began, "waited": waited,
+                              "workers": launch.on_workers if launch is not None else None})
 
 
 def _save(solver, plan: RunPlan, result: RunResult, path: Path) -> None:
