@@ -29,11 +29,12 @@ def available_cpus(address: str | None) -> int:
     return cluster_cpus()
 
 
-def ray_shard_set(spec: str, n_shards: int, workers: int):
-    """The exact game's shards on ``workers`` Ray actors (Ray running)."""
+def ray_shard_set(spec: str, n_shards: int, workers: int, ready_timeout: float = 120.0):
+    """The exact game's shards on ``workers`` Ray actors (Ray running); TooFewCpus where the cluster
+    cannot place them within ``ready_timeout`` seconds."""
     from distcfr.distributed.ray_shards import RayShards
 
-    return RayShards(spec, n_shards, workers)
+    return RayShards(spec, n_shards, workers, ready_timeout=ready_timeout)
 
 
 def alive_cpus() -> int:

@@ -19,11 +19,12 @@ failed call first asks the head watch (distcfr.distributed.head_watch), which en
 from __future__ import annotations
 
 import os
+import time
 
 import numpy as np
 import ray
 from ray.exceptions import GetTimeoutError, ObjectLostError, OutOfMemoryError, RayActorError
-from ray.util.placement_group import placement_group, remove_placement_group
+from ray.util.placement_group import placement_group, placement_group_table, remove_placement_group
 from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
 
 from distcfr.distributed import head_watch
@@ -34,6 +35,7 @@ from distcfr.errors import ClusterError, TooFewCpus, WorkersLost
 from distcfr.stopping import clear_stop, request_stop
 
 MAX_RESTARTS = 8  # per actor; past this the run stops with a ClusterError
+UNPLACED_SECONDS = 10.0  # an actor's restart unplaced this long: its worker is given up (the run goes on without it)
 
 
 class _ActorInfo:
@@ -109,6 +111,7 @@ class RayGroups:
         retries = -1 if getattr(self.group_class, method).rerunnable else 0
         refs = [ray.put(a) if isinstance(a, np.ndarray | dict) else a for a in args]  # big arguments go out once
         pending = [getattr(actor, method).options(max_task_retries=retries).remote(*refs) for actor in self.actors]
+        self._wait_placed(pending)
         results, lost = [], False
         for ref in pending:  # collect every answer before raising, so no call is left in flight
             try:
@@ -124,6 +127,20 @@ class RayGroups:
         if lost:
             raise BestResponseStateLost(method)
         return results
+
+    def _wait_placed(self, pending: list) -> None:
+        """Wait until every call in ``pending`` has ended. WorkersLost where the placement group has been
+        rescheduling for UNPLACED_SECONDS: an actor on a lost node waits to be restarted where the cluster
+        has no CPU left for it (the run goes on with fewer workers: distcfr.solve.launch)."""
+        unplaced = None
+        while ray.wait(pending, num_returns=len(pending), timeout=1.0)[1]:
+            if placement_group_table(self.group).get("state") == "CREATED":
+                unplaced = None
+                continue
+            unplaced = unplaced or time.monotonic()
+            if time.monotonic() - unplaced >= UNPLACED_SECONDS:
+                head_watch.verdict()  # a lost head is not a lost worker: the watch ends the process
+                raise WorkersLost("a shard worker's node was lost and the cluster has no CPU to restart it on")
 
     def abandon(self) -> None:
         """Every actor gives up the evaluations it runs or has queued (within a chunk's time) and then

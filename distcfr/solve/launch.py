@@ -79,8 +79,16 @@ class Launch:
         """The exact solver's factory: ``(layout, n_shards) -> shard set``."""
         from distcfr.engine.shard_set import LocalShards
 
+        rebuilding = self.memory is not None  # after lost workers: on what the cluster has now
         seconds = estimate(layout, n_shards, 0).pass_bytes / EXACT_PASS_BYTES_PER_SECOND
         workers = self._resolve(seconds, n_shards)
+        if rebuilding and workers:
+            from distcfr.distributed.launch import ray_shard_set
+
+            return self._rebuilt(workers, lambda n: ray_shard_set(layout.game.spec, n_shards, n, REBUILD_READY_SECONDS),
+                                 lambda: LocalShards(layout, n_shards),
+                                 lambda: self._check(estimate(layout, n_shards, 0), layout.game.spec))
+        self.on_workers = workers
         self._check(estimate(layout, n_shards, workers), layout.game.spec)
         if workers == 0:
             return LocalShards(layout, n_shards)
@@ -97,7 +105,13 @@ class Launch:
         rebuilding = self.memory is not None  # after lost workers: on what the cluster has now
         workers = self._resolve(sum(halves) / 2 / SAMPLED_DEALS_PER_SECOND, n_blocks)
         if rebuilding and workers:
-            return self._rebuilt(spec, n_blocks, seed, halves, workers)
+            from distcfr.distributed.launch import ray_sampled_shard_set
+
+            kernel = sampled_kernel(load_game(spec))
+            return self._rebuilt(workers, lambda n: ray_sampled_shard_set(spec, n_blocks, n, seed, halves,
+                                                                          REBUILD_READY_SECONDS),
+                                 lambda: LocalClassBlocks(spec, n_blocks, seed, halves),
+                                 lambda: self._check(sampled_estimate(kernel, max(halves), n_blocks, 0), spec))
         memory = sampled_estimate(sampled_kernel(load_game(spec)), max(halves), n_blocks, workers)
         available = self._check(memory, spec)
         self.progress_brackets = memory.with_bracket <= BRACKET_MARGIN * available
@@ -116,30 +130,29 @@ class Launch:
         self._start_ray(workers)
         return ray_sampled_shard_set(spec, n_blocks, workers, seed, halves)
 
-    def _rebuilt(self, spec: str, n_blocks: int, seed: int, halves: tuple[int, int], most: int):
-        """The class blocks again after lost workers, on as many of ``most`` workers as the cluster can
-        place now (one fewer each time it cannot, within REBUILD_READY_SECONDS), down to one, or in this
-        process when it has no CPU left; says how many the run goes on with."""
-        from distcfr.distributed.launch import alive_cpus, ray_sampled_shard_set
-        from distcfr.engine.class_blocks import LocalClassBlocks
+    def _rebuilt(self, most: int, on_ray: Callable[[int], object], in_process: Callable[[], object],
+                 check_in_process: Callable[[], object]):
+        """The shards again after lost workers (``on_ray(n)``: on n workers), on as many of ``most`` as the
+        cluster can place now (one fewer each time it cannot within REBUILD_READY_SECONDS), down to one,
+        or ``in_process()`` (its memory checked first) when it has no CPU left; says how many the run
+        goes on with."""
+        from distcfr.distributed.launch import alive_cpus
 
         before = self.on_workers
         for workers in range(min(most, alive_cpus()), 0, -1):
             try:
-                shards = ray_sampled_shard_set(spec, n_blocks, workers, seed, halves,
-                                               ready_timeout=REBUILD_READY_SECONDS)
+                shards = on_ray(workers)
             except TooFewCpus:  # a lost node may still count until Ray gives it up
                 continue
             self.resolved = self.on_workers = workers
             if workers != before:
                 self._say(f"  workers lost: the run goes on with {workers} of the {most} asked for (it had {before})")
             return shards
+        check_in_process()
         self.on_workers = 0  # (resolved stays: Ray is still this run's to stop)
-        memory = sampled_estimate(sampled_kernel(load_game(spec)), max(halves), n_blocks, 0)
-        self._check(memory, spec)
         self._say(f"  workers lost: the cluster has no CPU left for one; the run goes on in this process (it had "
                   f"{before})")
-        return LocalClassBlocks(spec, n_blocks, seed, halves)
+        return in_process()
 
     def _start_ray(self, workers: int) -> None:
         """Join the cluster or start the embedded Ray (once: a rebuild after lost workers reuses it)."""
