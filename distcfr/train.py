@@ -13,6 +13,11 @@ Examples:
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # before the imports below (a second or more): a stop meanwhile ends in one line
+    from distcfr.stopping import StartGuard
+
+    _GUARD = StartGuard("distcfr.train")
+
 import argparse
 import glob
 import json
@@ -777,8 +782,8 @@ def _single_stack_value(game, solver):
     return value_at
 
 
-def main(argv=None) -> int:
-    guard = StartGuard("distcfr.train")
+def main(argv=None, guard: StartGuard | None = None) -> int:
+    guard = guard or StartGuard("distcfr.train")
     try:
         args = build_parser().parse_args(argv)
         with interrupts_unwrapped():
@@ -795,4 +800,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main(guard=_GUARD))
