@@ -420,6 +420,8 @@ class _Run:
         progress.close()
         if result.workers_lost:
             self.end_with_workers_gone(solver)
+        if result.recovering:
+            self.end_while_recovering()
         if result.interrupted and (self.where["workers"] or solver.mode == "sampled"):
             return self.interrupted(solver)
         try:
@@ -446,6 +448,14 @@ class _Run:
         last = f"; {checkpoint} keeps its last save" if checkpoint and Path(checkpoint).exists() else ""
         end_process(f"distcfr.train: stopped at iteration {solver.iteration}; the workers were stopped too (a signal "
                     f"to the whole process group), and the state they held with them{last}")
+
+    def end_while_recovering(self) -> None:
+        """Stopped while new workers were built after lost ones: they hold no whole state, and the run's
+        last state is its recovery point. One line, and this process ends now."""
+        checkpoint = self.args.checkpoint
+        kept = (f"{checkpoint} keeps its last save" if checkpoint and Path(checkpoint).exists() else
+                "nothing was saved (--checkpoint PATH keeps one)")
+        end_process(f"distcfr.train: stopped while going on after lost workers; {kept}")
 
     def interrupted(self, solver) -> dict:
         """The signal may have reached the workers too: save what the coordinator holds, unevaluated."""

@@ -213,3 +213,27 @@ def test_a_timed_run_that_recovers_in_its_end_work_keeps_to_its_time_limit():
     assert solver.rebuilds == 1 and first >= 20  # about 30 iterations in the 0.3 s
     assert solver.iteration <= 3 and result.iterations_run == solver.iteration  # the limit was spent
     assert result.wall_seconds < 0.3 + 0.1
+
+
+class _SlowRebuild(_LosingOnce):
+    """Workers lost at iteration 2, and a rebuild that would take a minute: a stop arrives meanwhile."""
+
+    def __init__(self):
+        super().__init__(failed_rebuilds=0)
+        self.saved = False
+
+    def recover(self, checkpoint):
+        self.rebuilds += 1
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(60)
+
+    def checkpoint(self):
+        self.saved = True
+        raise AssertionError("a half-built solver is not saved")
+
+
+def test_a_stop_while_workers_are_rebuilt_is_heard_at_once_and_saves_nothing(tmp_path):
+    solver, began = _SlowRebuild(), time.perf_counter()
+    result = run(solver, RunPlan(5, checkpoint=tmp_path / "ck", checkpoint_every=100))
+    assert time.perf_counter() - began < 5 and solver.rebuilds == 1
+    assert result.interrupted and result.recovering and not solver.saved and not result.recoveries

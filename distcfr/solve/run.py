@@ -81,6 +81,8 @@ class RunResult:
     recoveries: list[dict] = field(default_factory=list)
     checkpoint_seconds: list[float] = field(default_factory=list)  # how long each checkpoint took to write
     saved_at: int | None = None  # the iteration the plan's checkpoint file holds, once this run wrote it
+    # rebuilding lost workers now; still True after a stop: the solver holds no whole state (its recovery point does)
+    recovering: bool = False
 
 
 def run(solver: Solver, plan: RunPlan, on_iteration: Callable[[Solver, float | None], None] | None = None,
@@ -101,7 +103,11 @@ def run(solver: Solver, plan: RunPlan, on_iteration: Callable[[Solver, float | N
                 plan.at_end(solver)
             return result
         except WorkersLost as lost:
-            _recover(solver, plan, result, lost, 0.0, None)
+            try:
+                _recover(solver, plan, result, lost, 0.0, None)
+            except KeyboardInterrupt:  # a stop while the workers are rebuilt (the end's work has no handler of ours)
+                result.interrupted = True
+                return result
 
 
 def _iterate(solver: Solver, plan: RunPlan, result: RunResult, on_iteration, handle_signals: bool) -> None:
@@ -111,11 +117,12 @@ def _iterate(solver: Solver, plan: RunPlan, result: RunResult, on_iteration, han
     def interrupt_now() -> bool:
         """Whether a first stop request interrupts what runs now: a wait on shards or an evaluation, or
         any point once the whole group was signalled (what the workers held is gone, nothing to keep whole)."""
-        return waiting[0] or solver.waiting_on_shards or solver.state_on_workers and not solver.workers_alive()
+        return waiting[0] or result.recovering or solver.waiting_on_shards or \
+            solver.state_on_workers and not solver.workers_alive()
 
     with RunSignals(interrupt_now, install=handle_signals) as requested:
         _iterations(solver, plan, result, on_iteration, requested, waiting)
-    if not result.interrupted:
+    if not result.interrupted or result.recovering:  # stopped while rebuilding: the recovery point is the last state
         return
     if solver.state_on_workers and not solver.workers_alive():
         result.workers_lost = True  # their rows went with them: the last checkpoint written stays as it is
@@ -234,24 +241,38 @@ def _recover(solver, plan: RunPlan, result: RunResult, lost: WorkersLost, waited
         requested.pending()
     if not solver.state_on_workers or len(result.recoveries) >= MAX_RECOVERIES:
         raise lost
-    from distcfr.solve.checkpoint import load_checkpoint
-
     began, lost_at = time.perf_counter(), solver.iteration
     point = plan.checkpoint or plan.recovery
-    for attempt in range(1, RECOVERY_ATTEMPTS + 1):
+    result.recovering = True  # from here a stop request interrupts at once (the rebuilt workers are dropped)
+    try:
+        with interrupts_unwrapped():
+            attempt = _rebuild(solver, point, requested)
+    except KeyboardInterrupt:  # the stop, or Ray's own interrupt of a wait: the run stops with its recovery point
+        raise StopRequested from None
+    result.recovering = False
+    launch = getattr(solver, "launch", None)  # None: a solver built without one (its shards in this process)
+    result.recoveries.append({"lost_at": lost_at, "resumed_at": solver.iteration, "attempts": attempt,
+                              "seconds": time.perf_counter() - began, "waited": waited,
+                              "workers": launch.on_workers if launch is not None else None})
+
+
+def _rebuild(solver, point: Path | None, requested: RunSignals | None) -> int:
+    """The solver's workers rebuilt from ``point`` (its start where there is none yet), tried again while
+    new workers went to a node the cluster had not yet given up; returns the attempts it took."""
+    from distcfr.solve.checkpoint import load_checkpoint
+
+    attempt = 1
+    while True:
         try:
             solver.recover(load_checkpoint(point) if point and Path(point).exists() else None)
-            break
+            return attempt
         except WorkersLost:  # the cluster had not yet told the lost node from the live ones: new workers went there
             if requested:
                 raise StopRequested from None
             if attempt == RECOVERY_ATTEMPTS:
                 raise
             time.sleep(attempt)
-    launch = getattr(solver, "launch", None)  # None: a solver built without one (its shards in this process)
-    result.recoveries.append({"lost_at": lost_at, "resumed_at": solver.iteration, "attempts": attempt,
-                              "seconds": time.perf_counter() - began, "waited": waited,
-                              "workers": launch.on_workers if launch is not None else None})
+            attempt += 1
 
 
 def _save(solver, plan: RunPlan, result: RunResult, path: Path) -> None:
