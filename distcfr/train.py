@@ -434,6 +434,7 @@ class _Run:
                                "resumed_from": self.args.resume if self.resumed else None,
                                **({"deals": solver.deals_done - self.first_deals} if solver.mode == "sampled" else {})}
         summary.update(self.where)
+        summary["workers_at_end"] = solver.launch.on_workers  # fewer than "workers" after lost ones
         summary["memory"] = solver.launch.memory.as_dict()
         if args.summary_json:
             write_atomic(args.summary_json, (json.dumps(summary, indent=2) + "\n").encode())

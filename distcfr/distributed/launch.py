@@ -37,13 +37,6 @@ def ray_shard_set(spec: str, n_shards: int, workers: int, ready_timeout: float =
     return RayShards(spec, n_shards, workers, ready_timeout=ready_timeout)
 
 
-def alive_cpus() -> int:
-    """CPUs of the nodes Ray counts alive now (Ray running): a lost node's go once Ray gives it up."""
-    import ray
-
-    return int(sum(node.get("Resources", {}).get("CPU", 0) for node in ray.nodes() if node.get("Alive")))
-
-
 def ray_sampled_shard_set(spec: str, n_blocks: int, workers: int, seed: int, halves: tuple[int, int],
                           ready_timeout: float = 120.0):
     """A sampled game's class blocks on ``workers`` Ray actors (Ray running); TooFewCpus where the cluster

@@ -28,6 +28,7 @@ from ray.util.placement_group import placement_group, placement_group_table, rem
 from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
 
 from distcfr.distributed import head_watch
+from distcfr.distributed.runtime import alive_cpus
 from distcfr.engine.best_response import BestResponseStateLost
 from distcfr.engine.class_blocks import ClassBlockGroup, ClassBlockSetBase, StrategyRows
 from distcfr.engine.shard_set import ShardGroup, ShardSetBase
@@ -84,12 +85,10 @@ class RayGroups:
         self.spec, self.n_shards, self.n_workers = spec, n_shards, n_workers
         self.blocks = [(w * n_shards // n_workers, (w + 1) * n_shards // n_workers) for w in range(n_workers)]
         self.group = placement_group([{"CPU": 1}] * n_workers, strategy="SPREAD")
-        try:
-            ray.get(self.group.ready(), timeout=ready_timeout)
-        except GetTimeoutError:
+        if not self._placed(ready_timeout):
             remove_placement_group(self.group)
             raise TooFewCpus(f"the cluster cannot give {n_workers} workers one CPU each "
-                               f"(it has {int(ray.cluster_resources().get('CPU', 0))} CPUs)") from None
+                             f"(it has {int(ray.cluster_resources().get('CPU', 0))} CPUs)") from None
         actor = _actor_class(self.group_class)
         self.actors = [
             actor.options(scheduling_strategy=PlacementGroupSchedulingStrategy(
@@ -101,6 +100,19 @@ class RayGroups:
         except BaseException:  # e.g. a node lost while they start: nothing of them is left behind
             self.close()
             raise
+
+    def _placed(self, timeout: float) -> bool:
+        """Whether the placement group is ready within ``timeout`` seconds; False at once when the nodes
+        Ray counts alive have fewer CPUs than it asks for (a node given up while it waits)."""
+        ready, deadline = self.group.ready(), time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            try:
+                ray.get(ready, timeout=max(0.0, min(left, 0.5)))
+                return True
+            except GetTimeoutError:
+                if left <= 0.5 or alive_cpus() < self.n_workers:
+                    return False
 
     def _started(self) -> None:
         """Wait until every actor has built its shards."""

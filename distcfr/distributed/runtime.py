@@ -339,6 +339,13 @@ def _listening(address: str) -> bool:
     return head_watch.probe(address, timeout=0.2) == "up"
 
 
+def alive_cpus() -> int:
+    """CPUs of the nodes Ray counts alive now (Ray running): a lost node's go once Ray gives it up."""
+    import ray
+
+    return int(sum(node.get("Resources", {}).get("CPU", 0) for node in ray.nodes() if node.get("Alive")))
+
+
 def cluster_cpus() -> int:
     import ray
 

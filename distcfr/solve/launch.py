@@ -136,7 +136,7 @@ class Launch:
         cluster can place now (one fewer each time it cannot within REBUILD_READY_SECONDS), down to one,
         or ``in_process()`` (its memory checked first) when it has no CPU left; says how many the run
         goes on with."""
-        from distcfr.distributed.launch import alive_cpus
+        from distcfr.distributed.runtime import alive_cpus
 
         before = self.on_workers
         for workers in range(min(most, alive_cpus()), 0, -1):
