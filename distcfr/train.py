@@ -481,7 +481,7 @@ class _ExactRun(_Run):
         return super().plan(solver, target=self.game.default_target, evaluate=evaluate)
 
     def progress_text(self, solver) -> str:
-        workers = self.where["workers"]
+        workers = solver.launch.on_workers  # fewer than at the start after lost ones
         return f"  {workers} workers on {self.where['nodes']} node(s)" if workers else ""
 
     def finish(self, solver, result) -> dict:
@@ -676,7 +676,8 @@ class _SampledRun(_Run):
 
     def progress_text(self, solver) -> str:
         rate = (solver.deals_done - self.first_deals) / max(time.perf_counter() - self.start, 1e-9)
-        workers = f"  {self.where['workers']} workers" if self.where["workers"] else ""
+        workers = solver.launch.on_workers  # fewer than at the start after lost ones
+        workers = f"  {workers} worker{'s' if workers > 1 else ''}" if workers else ""
         return f"  {rate:,.0f} deals/s  {np.median(solver.visits(1)):,.0f} visits per class{workers}"
 
     def final_bracket(self, solver) -> tuple:
