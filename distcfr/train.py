@@ -429,7 +429,7 @@ class _Run:
                 summary = self.finish(solver, result)
         except KeyboardInterrupt:  # Ctrl-C or SIGTERM during the end's work (the final bracket, the files)
             return self.interrupted(solver)
-        summary["recoveries"] = result.recoveries
+        summary["recoveries"] = result.recoveries + getattr(solver, "recoveries", [])  # an exact run's are its own
         summary["this_run"] = {"iterations": result.iterations_run, "wall_seconds": result.wall_seconds,
                                "resumed_from": self.args.resume if self.resumed else None,
                                **({"deals": solver.deals_done - self.first_deals} if solver.mode == "sampled" else {})}

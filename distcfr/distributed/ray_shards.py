@@ -142,15 +142,16 @@ class RayGroups:
 
     def _wait_placed(self, pending: list) -> None:
         """Wait until every call in ``pending`` has ended. WorkersLost where the placement group has been
-        rescheduling for UNPLACED_SECONDS: an actor on a lost node waits to be restarted where the cluster
-        has no CPU left for it (the run goes on with fewer workers: distcfr.solve.launch)."""
+        rescheduling for UNPLACED_SECONDS, or at once while the nodes Ray counts alive lack the CPUs: an
+        actor on a lost node waits to be restarted where the cluster has no CPU left for it (the run goes
+        on with fewer workers: distcfr.solve.launch)."""
         unplaced = None
         while ray.wait(pending, num_returns=len(pending), timeout=1.0)[1]:
             if placement_group_table(self.group).get("state") == "CREATED":
                 unplaced = None
                 continue
             unplaced = unplaced or time.monotonic()
-            if time.monotonic() - unplaced >= UNPLACED_SECONDS:
+            if time.monotonic() - unplaced >= UNPLACED_SECONDS or alive_cpus() < self.n_workers:
                 head_watch.verdict()  # a lost head is not a lost worker: the watch ends the process
                 raise WorkersLost("a shard worker's node was lost and the cluster has no CPU to restart it on")
 

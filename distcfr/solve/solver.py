@@ -3,6 +3,7 @@ regret and strategy-sum tables (the coordinator's side of the design)."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 import numpy as np
@@ -72,6 +73,7 @@ class Solver(SolverLifetime):
             shard_set = LocalShards
         # a factory is called only now, after every argument has been checked
         self._make_shards = shard_set if callable(shard_set) else None  # to rebuild them after lost workers
+        self.recoveries: list[dict] = []  # shards rebuilt after lost workers (as distcfr.solve.run records them)
         self.shards: ShardSet = shard_set(layout, self.n_shards) if callable(shard_set) else shard_set
         self.evaluator = _RebuildingEvaluator(self)
         shape = (layout.n_variants, layout.n_infosets, layout.max_actions)
@@ -124,12 +126,17 @@ class Solver(SolverLifetime):
         self.waiting_on_shards = True
         try:
             for attempt in range(MAX_REBUILDS + 1):
+                began = time.perf_counter()
                 try:
                     return self.shards.cfr_sums(self.sigma, players)
                 except WorkersLost:  # the tables are here: the same pass again, on the workers there are now
                     if self._make_shards is None or attempt == MAX_REBUILDS:
                         raise
+                    waited = time.perf_counter() - began
                     self._rebuild_shards()
+                    self.recoveries.append({"lost_at": self.iteration, "resumed_at": self.iteration, "attempts": 1,
+                                            "seconds": time.perf_counter() - began - waited, "waited": waited,
+                                            "workers": self.launch.on_workers if self.launch else None})
         finally:
             self.waiting_on_shards = False
 
