@@ -19,6 +19,7 @@ if __name__ == "__main__":  # before the imports below (a second or more): a sto
     _GUARD = StartGuard("distcfr.train")
 
 import argparse
+import contextlib
 import glob
 import json
 import sys
@@ -301,7 +302,7 @@ def solve_command(args, guard: StartGuard | None = None) -> dict:
         report.saved = (args.resume or args.checkpoint, checkpoint.iteration)
     where = {"workers": args.workers, "address": args.address, "report": None if args.quiet else print,
              "needs_bracket": sampled and args.target_exploitability is not None}
-    solver, summary = None, {}
+    solver, summary, stops = None, {}, contextlib.ExitStack()
     report.say_head_line()
     try:
         if checkpoint:
@@ -313,13 +314,14 @@ def solve_command(args, guard: StartGuard | None = None) -> dict:
                                  **{name: getattr(args, name) for name in _rule_params()})
         if guard is not None and guard.armed:  # from here on a signal stops the run and its files are saved
             guard.disarm()
-        with stops_interrupt():  # outside the run's own handling (its end's work), SIGTERM stops as Ctrl-C
-            summary = report.execute(solver)
+        stops.enter_context(stops_interrupt())  # outside the run's own handling, SIGTERM stops as Ctrl-C does
+        summary = report.execute(solver)
         return summary
     finally:  # after a stop or an error Ray may be going away: give it seconds, not minutes
-        _release(solver, stopped=summary.get("interrupted", True), said=bool(summary))
-        if args.address:
-            head_watch.forget()
+        with stops:
+            _release(solver, stopped=summary.get("interrupted", True), said=bool(summary))
+            if args.address:
+                head_watch.forget()
 
 
 def _release(solver, stopped: bool, said: bool) -> None:

@@ -1,6 +1,7 @@
 """A real two-node Ray cluster, one `ray start` per Linux network namespace (tests/netns_cluster.py),
 gives the same bytes as a run without Ray, sampled and exact; an exact run on three nodes still
-does after losing one, and a sampled one after losing one or having one cut off for 10 s; losing
+does after losing one, and a sampled one after losing one or having one cut off for 10 s; on two
+nodes of one CPU, a run of either mode that loses its worker node goes on on the head's CPU; losing
 the head ends a run within seconds in one line, and its checkpoint resumes to the same bytes; the
 harness's teardown leaves no process and no namespace behind, also when the test body raised;
 without root or `ip` the harness gives a reason to skip and makes nothing.
