@@ -1,11 +1,13 @@
 """The run loop of a long solve: iterations until a stopping rule, evaluations for progress,
 checkpoints at a cadence, and a clean stop on Ctrl-C or SIGTERM.
 
-A stop request is honoured at the next safe point: the tables are only changed between two
-shard calls, so a request that arrives while the coordinator waits on its shards (or on an
-evaluation) interrupts that wait at once; the half-iteration in flight is dropped and the
-checkpoint holds the state before it. This matters when the whole process group is signalled
-(``timeout``, systemd, Slurm, Kubernetes): the workers may be gone already.
+A stop request (distcfr.stopping) is honoured at the next safe point: the tables are only changed
+between two shard calls, so a request that arrives while the coordinator waits on its shards, on an
+evaluation or on a recovery interrupts that wait at once; the half-iteration in flight is dropped,
+the workers give up their evaluations, and the checkpoint holds the state before it. This matters
+when the whole process group is signalled (``timeout``, systemd, Slurm, Kubernetes): the workers may
+be gone already. The checkpoint is also written before the run's last evaluation, which may be its
+final bracket: nothing solved is lost to it.
 """
 
 from __future__ import annotations
