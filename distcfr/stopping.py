@@ -2,7 +2,8 @@
 phase of a run, and how a process ends in one line when nothing more can be saved.
 
 * **While a command starts** (Ray starting, workers building) nothing is written yet:
-  :class:`StartGuard` ends the process at once with one line.
+  :class:`StartGuard` ends the process at once with one line; and the handlers stay distcfr's
+  while Ray starts (:func:`handlers_kept`).
 * **While a run iterates**, :class:`RunSignals` records the request; the run loop stops at its next
   safe point, or at once where it waits on its workers or on an evaluation (the handler raises
   :class:`StopRequested` into that wait).
@@ -175,6 +176,27 @@ def interrupts_unwrapped() -> Iterator[None]:
         if stop is None:
             raise
         raise stop from None
+
+
+@contextlib.contextmanager
+def handlers_kept() -> Iterator[None]:
+    """This process's SIGINT and SIGTERM handlers as they are now come back at the block's end, whatever
+    a library installed meanwhile (``ray.init`` installs a SIGTERM handler that exits); such a handler's
+    exit, SystemExit(SIGTERM), comes out as a KeyboardInterrupt, as Ctrl-C does. In the main thread only."""
+    if not in_main_thread():
+        yield
+        return
+    saved = {sig: signal.getsignal(sig) for sig in STOP_SIGNALS}
+    try:
+        yield
+    except SystemExit as stop:
+        if stop.code != signal.SIGTERM:
+            raise
+        raise KeyboardInterrupt from None
+    finally:
+        for sig, handler in saved.items():
+            if handler is not None:
+                signal.signal(sig, handler)
 
 
 def _raise_interrupt(signum, frame) -> None:

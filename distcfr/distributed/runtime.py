@@ -24,6 +24,7 @@ import time
 
 from distcfr.distributed import head_watch
 from distcfr.errors import ClusterError
+from distcfr.stopping import handlers_kept
 
 
 def _keep_signals_from_ray_core() -> None:
@@ -362,30 +363,18 @@ def _own_signal_handlers():
     """Keep this process's SIGINT and SIGTERM handlers (distcfr's) while Ray starts: ``ray.init``
     would install a SIGTERM handler of its own (``sys.exit(15)``, then a shutdown that waits a
     minute on Ray's processes, gone already when the whole process group was signalled). Where
-    Ray's hook cannot be held off, its exit is turned into a KeyboardInterrupt, as Ctrl-C is."""
-    import signal
-    import threading
-
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    saved = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    Ray's hook cannot be held off, its exit is turned into a KeyboardInterrupt, as Ctrl-C is
+    (:func:`distcfr.stopping.handlers_kept`)."""
     utils = getattr(getattr(sys.modules.get("ray"), "_private", None), "utils", None)
     hook = getattr(utils, "set_sigterm_handler", None)
     if hook is not None:
         utils.set_sigterm_handler = lambda handler: None
     try:
-        yield
-    except SystemExit as stop:
-        if stop.code != signal.SIGTERM:
-            raise
-        raise KeyboardInterrupt from None
+        with handlers_kept():
+            yield
     finally:
         if hook is not None:
             utils.set_sigterm_handler = hook
-        for sig, handler in saved.items():
-            if handler is not None:
-                signal.signal(sig, handler)
 
 
 @contextlib.contextmanager
