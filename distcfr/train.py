@@ -28,6 +28,7 @@ import numpy as np
 
 from distcfr.cli import OneLineParser, StartGuard, check_distinct, positive_number, whole_number
 from distcfr.distributed import head_watch
+from distcfr.engine.calibration import BRACKET_DEAL_COST
 from distcfr.engine.rules import AUTO, RULES
 from distcfr.engine.sampled_bracket import BRACKET_CHUNK as MAX_BRACKET_SAMPLES
 from distcfr.engine.sampled_bracket import FOCUS_SHARE, REFINE_ROUNDS, drawn_deals, refine_steps
@@ -158,18 +159,16 @@ def build_parser() -> argparse.ArgumentParser:
                          f"at most {MAX_PER_CLASS:,}; 14 for 5 cards from 52)")
     sampled.add_argument("--bracket-rounds", type=_bracket_rounds, metavar="K",
                          help="rounds in which the bracket's classes whose best response is close choose it again "
-                         f"on 4x the deals they had: each narrows its upper end and costs more (default: "
-                         f"{REFINE_ROUNDS}; 5 cards from 52: 0.22 BB at 1 round, 0.048 BB at 2 for about 4x the "
-                         "time; 0: none)")
+                         f"on four times the deals they had: each narrows its upper end and costs more (default: "
+                         f"{REFINE_ROUNDS}; 0: none)")
     sampled.add_argument("--bracket-focus", type=_bracket_focus, metavar="S",
                          help="the bracket's focus round: the few classes whose upper estimate is least certain "
                          "choose their best response again on up to S times each player's first deals between them "
-                         f"(default: {FOCUS_SHARE}; draw27(ranks=7,suits=4,hand=2): upper end / exact 2.92 -> 1.52, "
-                         "median of 10 seeds, for 2.7x the time; 0: none)")
+                         f"(default: {FOCUS_SHARE}; 0: none)")
     sampled.add_argument("--exact-exploitability", action="store_true", default=None,
                          help="at the end, also the exact exploitability of the saved strategy, every deal "
-                         "enumerated (decks the exact solver reaches, e.g. draw27(ranks=8,suits=2,hand=3): "
-                         "about 15 s there), printed beside the bracket and kept in the file")
+                         "enumerated (decks the exact solver reaches, e.g. draw27(ranks=8,suits=2,hand=3); it says "
+                         "how long it may take before it starts), printed beside the bracket and kept in the file")
     dist = parser.add_argument_group("where it runs")
     dist.add_argument("--address", metavar="auto|HOST:PORT",
                       help="join the Ray cluster started by `ray start` (default: none; a private "
@@ -197,22 +196,18 @@ def build_parser() -> argparse.ArgumentParser:
                      "the value per stack with its break-even for a list of stacks (needs matplotlib)")
     out.add_argument("--no-tables", action="store_true", help="do not print the strategy tables")
     out.add_argument("--quiet", action="store_true", help="no progress (a line redrawn on a terminal, else a log "
-                     "line every 10 s)")
+                     "line every few seconds)")
     return parser
 
 
 DEFAULT_MINUTES = 10.0  # a sampled solve given no stopping rule
 EVAL_SHARE = 0.1  # sampled progress brackets take at most this share of a run's time
 PROGRESS_SHARE = 4  # a progress bracket has this many times fewer deals per class than the final one
-# a run without a target makes progress brackets only of at least this many deals per class: on 5 cards from 52
-# (3 per class) every one of an hour read [0, 0.89] BB, the best response's luckiest discards, not the strategy
+# a run without a target makes progress brackets only of at least this many deals per class: with fewer, a
+# bracket reads the best response's luckiest discards, not the strategy
 MIN_PROGRESS_PER_CLASS = 16
-# before the first progress bracket, one is expected to take this many times a training deal's time for each of
-# its drawn deals (both players' two sets; the refinement's are on top): measured 5.5 on
-# draw27(ranks=8,suits=2,hand=3,stacks=10) (one process) and 8.8 on 5 cards from 52 at 20 stacks (2 workers)
-BRACKET_DEAL_COST = 8
 # a value reading (the button's value per stack on fixed deals, at each progress evaluation and the end) has
-# about READ_DEALS deals: 8 per hand class on 5 cards from 52 (about 10 CPU-s at 20 stacks), 714 on 280 classes
+# about READ_DEALS deals, and from MIN_READ_PER_CLASS to MAX_READ_PER_CLASS per hand class
 READ_DEALS, MIN_READ_PER_CLASS, MAX_READ_PER_CLASS = 200_000, 8, 4096
 READ_SHARE = 0.05  # and they take at most this share of the run's time
 SAY_FINAL_BRACKET_TIME = 10.0  # seconds: a final bracket expected to take longer says so as it starts

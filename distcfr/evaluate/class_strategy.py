@@ -8,6 +8,7 @@ from functools import cached_property
 
 import numpy as np
 
+from distcfr.engine.calibration import EQUITY_PAIRS_PER_SECOND, SECONDS_PER_DEAL_AND_STACK
 from distcfr.engine.kernels import sampled_kernel
 from distcfr.engine.memory import check_fits, class_tables_bytes, exact_estimate
 from distcfr.engine.sampled_bracket import FOCUS_SHARE, REFINE_ROUNDS, bracket_chunks, chunk_total, value_chunk
@@ -23,14 +24,10 @@ from distcfr.io.class_strategy_file import (  # noqa: F401 (KIND: the file kind,
     write_class_strategy_file,
 )
 
-BRACKET_DEALS = 2_000_000  # deals per sample set of the default bracket, at most (a minute or two of one core)
-MAX_PER_CLASS = 16_000  # and per hand class at most (bench/sampled_interval.py, upper end / exact exploitability,
-# median of 10 seeds: 1.6x at 16,000 on the 49-class deck, 1.5x at 8,000 and 1.3x at 8,000 on the 280-class ones)
+BRACKET_DEALS = 2_000_000  # deals per sample set of the default bracket, at most
+# and per hand class at most: past it the upper end nears the exact exploitability slowly (bench/sampled_interval.py)
+MAX_PER_CLASS = 16_000
 BRACKET_SEED = 2**31 - 1  # a stream no solve draws from (solves use the user's --seed)
-# The exact evaluation's pace here (2026-11-27, one core): the exact draw expectation, then a best response
-# per stack (draw27(ranks=8,suits=2,hand=3,stacks=10) 14.6 s; draw27(ranks=7,suits=4,hand=2,stacks=1:20:1) 20.7 s)
-EQUITY_PAIRS_PER_SECOND = 4.3e8
-SECONDS_PER_DEAL_AND_STACK = 5.5e-6
 
 
 class ClassStrategy:

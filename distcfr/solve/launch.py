@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from distcfr.engine.calibration import EXACT_PASS_BYTES_PER_SECOND, RAY_WORTH_SECONDS, SAMPLED_DEALS_PER_SECOND
 from distcfr.engine.kernels import can_sample, sampled_kernel
 from distcfr.engine.memory import MemoryEstimate, available_bytes, check_fits, estimate, sampled_estimate
 from distcfr.engine.rules import AUTO
@@ -27,12 +28,8 @@ from distcfr.solve.checkpoint import Checkpoint, SampledCheckpoint
 from distcfr.solve.sampled_solver import SampledSolver
 from distcfr.solve.solver import Solver
 
-# "auto" workers: a half-iteration shorter than this is not worth Ray's round trips and start-up
-RAY_WORTH_SECONDS = 0.2
-EXACT_PASS_BYTES_PER_SECOND = 2.4e9  # strategy-dependent arrays an exact pass sweeps per second here
-SAMPLED_DEALS_PER_SECOND = 100_000  # deals a sampled pass evaluates per second on one core here
-# progress brackets only where the estimate leaves this margin (at 39 stacks of 5 cards the measured peak came
-# out 15% above it, and Ray's memory monitor kills workers at 95% of the node's memory)
+# progress brackets only where the memory estimate leaves this margin (a peak can come out above the estimate,
+# and Ray's memory monitor kills workers at 95% of the node's memory)
 BRACKET_MARGIN = 0.8
 RELEASE_SECONDS = 3.0  # after a stop or a failed start, how long stopping the workers and Ray may take
 

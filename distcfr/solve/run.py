@@ -267,8 +267,9 @@ def _stop_if_requested(requested: list[int] | None) -> None:
 
 
 MAX_RECOVERIES = 10  # lost workers a run goes on after; past this it stops (a cluster losing nodes all night)
-RECOVERY_ATTEMPTS = 8  # tries to rebuild the workers after one loss, 1, 2, ..., 7 s apart (28 s: a loaded machine
-# took more than the 10 s of 5 tries to tell a killed node from the live ones, CI on 2026-11-25)
+# tries to rebuild the workers after one loss, 1, 2, ..., 7 seconds apart: a loaded machine can take tens of seconds
+# to tell a killed node from the live ones
+RECOVERY_ATTEMPTS = 8
 
 
 def _recover(solver, plan: RunPlan, result: RunResult, lost: WorkersLost, waited: float,
@@ -307,8 +308,8 @@ SIGNAL_GRACE = 0.05  # seconds a recovery first waits for a signal on its way (r
 def _handle_pending_signals() -> None:
     """Run the Python handlers of signals already received (PyErr_CheckSignals). A signal held by a
     save reaches the process through another thread, and Python runs its handler in the main thread
-    only at its next check, which may come after the loss the signal caused is seen (CI, 2026-11-27:
-    a recovery, then the stop). A handler's exception (a stop) is raised here."""
+    only at its next check, which may come after the loss the signal caused is seen (a recovery would
+    then come before the stop). A handler's exception (a stop) is raised here."""
     if threading.current_thread() is threading.main_thread():
         time.sleep(SIGNAL_GRACE)  # the other thread's turn to take the signal (a signal cuts the wait short)
         ctypes.pythonapi.PyErr_CheckSignals()

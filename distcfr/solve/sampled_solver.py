@@ -10,12 +10,11 @@ w_t and v_t are the rule's weights in weighted form (lcfr-flat, the default: w_t
 v_t = w_t^2; lcfr-square: t and t^2; lcfr-cubic: v_t = t^3; linear CFR: both t; CFR: both 1),
 which equals the discounted form up to a scale regret matching ignores, and needs no pass over
 untouched rows. How much the average leans on late iterates trades their lower bias against the
-noise of fewer effective samples: cubic averaging did best over the first thousand-odd
-iterations, linear after many thousands, quadratic stayed near the better of the two, and
-weighting every iteration alike after the first thousand did better still where runs go on for
-tens of thousands (bench/sampled_quality.py). Rules that
-floor or discount negative regrets are refused: they throw sampled information away (Brown &
-Sandholm, AAAI 2019).
+noise of fewer effective samples: early on, steeper weights forget the poor first iterates
+faster; over long runs, flatter weights average away more of the sampling noise, which is why the
+default weights every iteration alike after its first thousand (bench/sampled_quality.py compares
+the rules). Rules that floor or discount negative regrets are refused: they throw sampled
+information away (Brown & Sandholm, AAAI 2019).
 """
 
 from __future__ import annotations
@@ -38,14 +37,14 @@ from distcfr.solve.contract import SolverLifetime
 from distcfr.solve.run import RunPlan, run
 
 DEFAULT_RULE = "lcfr-flat"
-DEFAULT_BATCH = 10_000  # deals per half-iteration at least; 100 to 10,000 gave the same exploitability per deal
+DEFAULT_BATCH = 10_000  # deals per half-iteration at least (bench/sampled_rules.py compares batches)
 BATCH_PER_CLASS = 8  # and at least this many per hand class: see default_batch
 DEFAULT_SHARDS = 32  # blocks of hand classes: the most workers a run can use
 # (button, big blind) deals per deal of the batch when none are given (default_deal_shares): the button's
 # average strategy lags the big blind's on the same deals. Where the default batch holds only BATCH_PER_CLASS
 # deals per hand class, a half-iteration's cost is mostly per class (regret matching, the rows' trips), the
-# button's further deals cost little, and 4:1 settles the values (5 cards from 52: the hour's largest move
-# 3.68 -> 1.27 mBB); on smaller decks a deal costs as much for either player and 1:1 did better (docs/SAMPLED.md)
+# button's further deals cost little, and 4:1 settles its values sooner; on smaller decks a deal costs as much
+# for either player, and 1:1 gives each the same (bench/sampled_quality.py, docs/SAMPLED.md)
 FEW_DEALS_PER_CLASS_SHARES, MANY_DEALS_PER_CLASS_SHARES = (4, 1), (1, 1)
 
 
