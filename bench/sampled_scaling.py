@@ -80,7 +80,7 @@ def main() -> None:
         seconds = (time.perf_counter() - start) / args.iterations
         inside = worker_seconds(solver, args.iterations)
         kernel = solver.kernel  # the strategy rows each half-iteration puts in the object store (float32):
-        moved = [sum(kernel.n_classes * int(np.prod(b.shape)) * 4 for b in kernel.blocks if b.player == p)
+        moved = [sum(kernel.n_classes * int(np.prod(b.shape)) * 4 for b in kernel.strategy_tables if b.player == p)
                  for p in (0, 1)]
         memory = sampled_estimate(solver.kernel, solver.batch, args.shards, max(workers, 1))
         pids = solver.shards.pids() if workers else [os.getpid()]

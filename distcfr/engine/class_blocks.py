@@ -150,8 +150,8 @@ class ClassBlockGroup:
         self.bounds = block_bounds(kernel.n_classes, n_blocks)
         self.lo, self.hi = int(self.bounds[first]), int(self.bounds[stop])
         rows = self.hi - self.lo
-        self.regrets = {b.name: np.zeros((rows, *b.shape), table_dtype) for b in kernel.blocks}
-        self.sums = {b.name: np.zeros((rows, *b.shape), table_dtype) for b in kernel.blocks}
+        self.regrets = {b.name: np.zeros((rows, *b.shape), table_dtype) for b in kernel.strategy_tables}
+        self.sums = {b.name: np.zeros((rows, *b.shape), table_dtype) for b in kernel.strategy_tables}
         self.done = (None, None, first)  # (player, iteration, next block) of the latest half-iteration
         self.published: list[StrategyRows | None] = [None, None]  # per player: what sigma published last
         self._plan: tuple | None = None  # (player, iteration, runs): the deals plan drew
@@ -163,7 +163,7 @@ class ClassBlockGroup:
         call of the same ``use``: memory a process has just been given costs a page fault per 4 KiB
         on first touch (several times the cost of a later pass over it), which a pass over reused
         memory skips."""
-        row_shape = self.kernel.block(name).shape if row_shape is None else tuple(row_shape)
+        row_shape = self.kernel.strategy_table(name).shape if row_shape is None else tuple(row_shape)
         key = (use, name, np.dtype(dtype), row_shape)
         if key not in self._buffers or len(self._buffers[key]) < rows:
             self._buffers[key] = np.empty((rows, *row_shape), dtype)
@@ -177,7 +177,7 @@ class ClassBlockGroup:
         ``PUBLISH_ROWS`` rows at a time (:meth:`publish`); in this process (nothing copies it),
         one array per block, computed where the player's last one was (its half let that go):
         fresh memory costs a page fault per 4 KiB, several times the pass itself."""
-        names = [b.name for b in self.kernel.blocks if b.player == player]
+        names = [b.name for b in self.kernel.strategy_tables if b.player == player]
         if self.publish_copies:
             firsts = list(range(self.lo, self.hi, PUBLISH_ROWS))
             chunks = {name: [self._publish_rows("sigma", self.regrets, name, f, np.float32) for f in firsts]
@@ -257,7 +257,7 @@ class ClassBlockGroup:
                 at = slice(lo - self.lo, hi - self.lo)  # the run's rows of this group's tables
                 mine = {b.name: regret_matching_rows(self.regrets[b.name][at],
                                                      out=self._scratch("mine", b.name, hi - lo, np.float32))
-                        for b in self.kernel.blocks if b.player == player}  # the strategy that plays this iteration
+                        for b in self.kernel.strategy_tables if b.player == player}  # the strategy playing now
                 sigma = theirs | {name: RowTable([lo, hi], [table]) for name, table in mine.items()}
                 self.interruptible = True  # sums only: a stop here loses nothing
                 got = self.kernel.class_sums(sigma, drawn, player, counts, first=lo, other=other,
@@ -279,7 +279,7 @@ class ClassBlockGroup:
         """{block: table} of the other player's strategy from ``parts`` (see :meth:`half_iteration`)."""
         whole = self.fetch([p for p in parts if isinstance(p, StrategyRows)])
         served = [p for p in parts if not isinstance(p, StrategyRows)]
-        names = [b.name for b in self.kernel.blocks if b.player != player]
+        names = [b.name for b in self.kernel.strategy_tables if b.player != player]
         if not served:
             firsts = [f for p in whole for f in p.firsts] + [whole[-1].stop]
             return {name: RowTable(firsts, [c for p in whole for c in p.chunks[name]]) for name in names}
@@ -375,7 +375,8 @@ class ClassBlockGroup:
         """{block: RowTable} of every group's published strategy rows (average or latest), read where they lie."""
         parts = self.fetch(list(published))
         firsts = [f for p in parts for f in p.firsts] + [parts[-1].stop]
-        return {b.name: RowTable(firsts, [c for p in parts for c in p.chunks[b.name]]) for b in self.kernel.blocks}
+        return {b.name: RowTable(firsts, [c for p in parts for c in p.chunks[b.name]])
+                for b in self.kernel.strategy_tables}
 
     def release(self) -> None:
         """Let this group's references to its published strategy and its drawn deals go."""

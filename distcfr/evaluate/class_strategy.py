@@ -1,4 +1,4 @@
-"""The strategy of a chance-sampled solve: one row per suit-isomorphic hand class and block
+"""The strategy of a chance-sampled solve: one row per suit-isomorphic hand class in each strategy table
 (``distcfr.engine.sampled_draw27``), evaluated by the sampled exploitability bracket, or exactly
 where the game is small enough to enumerate. Files store the probabilities as float16."""
 
@@ -31,7 +31,7 @@ BRACKET_SEED = 2**31 - 1  # a stream no solve draws from (solves use the user's 
 
 
 class ClassStrategy:
-    """Average strategy tables {block: (C, *shape)} of a sampled game, per stack."""
+    """Average strategy tables {table: (C, *shape)} of a sampled game, per stack."""
 
     def __init__(self, game, tables: dict[str, np.ndarray], meta: dict | None = None):
         self.game = game
@@ -87,7 +87,7 @@ class ClassStrategy:
 
     def save(self, path) -> None:
         """Write a compact strategy file (float16 probabilities) atomically."""
-        write_class_strategy_file(path, class_strategy_schema(_blocks(self.kernel)), game=self.game.spec,
+        write_class_strategy_file(path, class_strategy_schema(_table_shapes(self.kernel)), game=self.game.spec,
                                   meta=_plain(self.meta),
                                   tables={name: table.astype(np.float16) for name, table in self.tables.items()})
 
@@ -130,7 +130,7 @@ def load_class_strategy(path) -> ClassStrategy:
         check_fits(class_tables_bytes(kernel), f"{path}: a strategy of {game.spec}")
         dims = {"game": game.spec, "classes": kernel.n_classes, "variants": len(game.variant_labels),
                 "label_bytes": max(len(label.encode()) for label in game.variant_labels)}
-        fields = file.read(dims, class_strategy_schema(_blocks(kernel)))
+        fields = file.read(dims, class_strategy_schema(_table_shapes(kernel)))
         unchecked = None if file.checked else file.version  # written before files carried checksums
     tables = {name: table.astype(np.float32) for name, table in fields["tables"].items()}
     meta = {key: value for key, value in fields["meta"].items() if value is not None}
@@ -141,8 +141,8 @@ def load_class_strategy(path) -> ClassStrategy:
     return ClassStrategy(game, tables, meta)
 
 
-def _blocks(kernel) -> dict[str, tuple[int, ...]]:
-    return {block.name: tuple(int(n) for n in block.shape) for block in kernel.blocks}
+def _table_shapes(kernel) -> dict[str, tuple[int, ...]]:
+    return {table.name: tuple(int(n) for n in table.shape) for table in kernel.strategy_tables}
 
 
 def _plain(value):

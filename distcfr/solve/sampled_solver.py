@@ -183,13 +183,13 @@ class SampledSolver(SolverLifetime):
         self.shards.release_strategy()
 
     def latest_strategy(self) -> dict[str, np.ndarray]:
-        """{block: (C, ...) float16} the latest iterate as the bracket scores it (regret matching on the
+        """{table: (C, ...) float16} the latest iterate as the bracket scores it (regret matching on the
         regrets, rounded as published); gathers every table (small games: tests and benches)."""
         self._settle()
         return {name: regret_matching_rows(table, np.float16) for name, table in self.shards.tables()[0].items()}
 
     def current_strategy(self) -> dict[str, np.ndarray]:
-        """{block: (C, ...) float32} the strategy of the latest iteration."""
+        """{table: (C, ...) float32} the strategy of the latest iteration."""
         self._settle()
         return self.shards.current()
 
