@@ -4,6 +4,10 @@ Which worker count a run uses, and whether it fits, is the library's policy (dis
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from distcfr.engine.deal_schedule import DealSchedule
 
 
 def start_ray(workers: int, address: str | None) -> bool:
@@ -36,8 +40,8 @@ def ray_shard_set(spec: str, n_shards: int, workers: int):
     return RayShards(spec, n_shards, workers)
 
 
-def ray_sampled_shard_set(spec: str, n_blocks: int, workers: int, seed: int, halves: tuple[int, int]):
+def ray_sampled_shard_set(spec: str, n_blocks: int, workers: int, seed: int, schedule: DealSchedule):
     """A sampled game's class blocks on ``workers`` Ray actors (Ray running)."""
     from distcfr.distributed.ray_shards import RayClassBlocks
 
-    return RayClassBlocks(spec, n_blocks, workers, seed, halves)
+    return RayClassBlocks(spec, n_blocks, workers, seed, schedule)

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from distcfr.engine.calibration import EXACT_PASS_BYTES_PER_SECOND, RAY_WORTH_SECONDS, SAMPLED_DEALS_PER_SECOND
+from distcfr.engine.deal_schedule import DealSchedule
 from distcfr.engine.kernels import can_sample, sampled_kernel
 from distcfr.engine.memory import MemoryEstimate, available_bytes, check_fits, estimate, sampled_estimate
 from distcfr.engine.rules import AUTO
@@ -83,18 +84,18 @@ class Launch:
         self._start_ray(workers)
         return ray_shard_set(layout.game.spec, n_shards, workers)
 
-    def sampled(self, spec: str, n_blocks: int, seed: int, halves: tuple[int, int]):
-        """The sampled solver's factory: ``(spec, n_blocks, seed, halves) -> class-block set`` (halves:
+    def sampled(self, spec: str, n_blocks: int, seed: int, schedule: DealSchedule):
+        """The sampled solver's factory: ``(spec, n_blocks, seed, schedule) -> class-block set`` (schedule:
         the deals of the button's and the big blind's half-iterations)."""
         from distcfr.engine.class_blocks import LocalClassBlocks
 
         rebuilding = self.memory is not None  # after lost workers: on what the cluster has now
-        workers = self._resolve(sum(halves) / 2 / SAMPLED_DEALS_PER_SECOND, n_blocks)
+        workers = self._resolve(schedule.per_iteration / 2 / SAMPLED_DEALS_PER_SECOND, n_blocks)
         if rebuilding and workers:
             from distcfr.distributed.launch import available_cpus
 
             workers = self.resolved = max(1, min(workers, available_cpus(self.address)))
-        memory = sampled_estimate(sampled_kernel(load_game(spec)), max(halves), n_blocks, workers)
+        memory = sampled_estimate(sampled_kernel(load_game(spec)), schedule.largest, n_blocks, workers)
         available = self._check(memory, spec)
         self.progress_brackets = memory.with_bracket <= BRACKET_MARGIN * available
         if not self.progress_brackets and self.needs_bracket:
@@ -105,11 +106,11 @@ class Launch:
             self._say(f"  progress brackets and value readings off: one needs {memory.bracket / 1e9:.1f} GB more "
                       f"beside the run; the final bracket runs once the current strategy is let go")
         if workers == 0:
-            return LocalClassBlocks(spec, n_blocks, seed, halves)
+            return LocalClassBlocks(spec, n_blocks, seed, schedule)
         from distcfr.distributed.launch import ray_sampled_shard_set
 
         self._start_ray(workers)
-        return ray_sampled_shard_set(spec, n_blocks, workers, seed, halves)
+        return ray_sampled_shard_set(spec, n_blocks, workers, seed, schedule)
 
     def _start_ray(self, workers: int) -> None:
         """Join the cluster or start the embedded Ray (once: a rebuild after lost workers reuses it)."""

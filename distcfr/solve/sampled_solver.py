@@ -24,6 +24,7 @@ from collections.abc import Callable
 import numpy as np
 
 from distcfr.engine.class_blocks import TABLE_DTYPE, LocalClassBlocks, class_visits, regret_matching_rows
+from distcfr.engine.deal_schedule import DealSchedule
 from distcfr.engine.kernels import sampled_kernel
 from distcfr.engine.rules import sampled_rule
 from distcfr.engine.sampled_bracket import FOCUS_SHARE, REFINE_ROUNDS, bracket_chunks
@@ -79,7 +80,7 @@ def default_batch(kernel) -> int:
 class SampledSolver(SolverLifetime):
     """Chance-sampled solver of a game with a sampled kernel (distcfr.engine.kernels). ``shards``
     is the number of class blocks the hand classes are cut into; ``shard_set`` is a factory
-    ``(spec, n_blocks, seed, halves) -> class-block set`` (in-process by default; halves: the deals of
+    ``(spec, n_blocks, seed, schedule) -> class-block set`` (in-process by default; schedule: the deals of
     the button's and the big blind's half-iterations). ``deal_shares`` (button, big blind): each
     player's half draws its share times ``batch`` deals (default: :func:`default_deal_shares`). Keeps the solver
     contract (distcfr.solve.contract)."""
@@ -100,13 +101,13 @@ class SampledSolver(SolverLifetime):
             raise BadParameter(f"the seed must be between 0 and 2^63 - 1, got {seed}")
         self.game, self.batch, self.seed = game, batch, seed
         self.deal_shares = check_deal_shares(default_deal_shares(self.kernel) if deal_shares is None else deal_shares)
-        self.halves = (batch * self.deal_shares[0], batch * self.deal_shares[1])  # deals of each player's half
+        self.schedule = DealSchedule.from_batch(batch, self.deal_shares)  # deals of each player's half
         self.n_shards = shards or min(self.kernel.n_classes, DEFAULT_SHARDS)
         self.updates = "alternating"
         if shard_set is None:
-            shard_set = lambda spec, n, s, b: LocalClassBlocks(spec, n, s, b, table_dtype)  # noqa: E731
+            shard_set = lambda spec, n, s, schedule: LocalClassBlocks(spec, n, s, schedule, table_dtype)  # noqa: E731
         self._make_shards = shard_set
-        self.shards = shard_set(game.spec, self.n_shards, seed, self.halves)
+        self.shards = shard_set(game.spec, self.n_shards, seed, self.schedule)
         self.iteration, self.phase = 0, 0
         self.in_flight: tuple[int, int] | None = None  # (player, iteration) of a half-iteration cut short
 
@@ -117,12 +118,12 @@ class SampledSolver(SolverLifetime):
 
     @property
     def deals_done(self) -> int:
-        return self.iteration * sum(self.halves) + self.phase * self.halves[0]
+        return self.iteration * self.schedule.per_iteration + self.phase * self.schedule.button
 
     def visits(self, player: int) -> np.ndarray:
         """(C,) sampled deals that have updated each hand class of ``player``."""
-        halves = self.iteration + (1 if player < self.phase else 0)
-        return class_visits(self.halves[player], self.kernel.n_classes, halves)
+        halves = self.iteration + (1 if player < self.phase else 0)  # the player's half-iterations done
+        return class_visits(self.schedule.of(player), self.kernel.n_classes, halves)
 
     # ---- iterations -------------------------------------------------------------------------------
     def step(self) -> None:
@@ -208,7 +209,7 @@ class SampledSolver(SolverLifetime):
             self.shards.close()
         except Exception:  # noqa: BLE001 (the lost workers' leftovers: nothing there to keep)
             pass
-        self.shards = self._make_shards(self.game.spec, self.n_shards, self.seed, self.halves)
+        self.shards = self._make_shards(self.game.spec, self.n_shards, self.seed, self.schedule)
         self.in_flight = None
         if checkpoint is None:
             self.iteration, self.phase = 0, 0
