@@ -9,7 +9,7 @@ import re
 import pytest
 
 from distcfr import compare, match, seeds, show, train
-from distcfr.train import EVAL_SHARE
+from distcfr.solve.sampled_run import EVAL_SHARE
 
 # a number followed by a unit of time, size, money or a factor, or a date
 FIGURE = re.compile(r"\d[\d,.]*\s?(?:s|ms|sec|seconds?|min|minutes?|h|hours?|GB|MB|KB|BB|mBB|%|x|CPU-s)(?![\w-])"
