@@ -442,3 +442,19 @@ def test_a_screen_meeting_the_target_stops_the_run_only_where_the_final_samples_
     screens = [i for i, n in enumerate(asked) if n == MAX_PER_CLASS // PROGRESS_SHARE]
     assert screens and all(asked[i + 1] == MAX_PER_CLASS for i in screens)  # each screen checked on the final samples
     assert data["bracket"]["per_class"] == MAX_PER_CLASS and data["target"]["upper_end"] > 0.01
+
+
+def test_a_short_runs_final_bracket_is_sized_to_the_run_and_says_the_full_default(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(RUN_POLICY + ".FINAL_FLOOR_SECONDS", 0.0)  # no floor: the share alone bounds it
+    monkeypatch.setattr(RUN_POLICY + ".FINAL_SHARE", 1e-9)  # a share no bracket fits in
+    _, err, data = train(tmp_path, capsys, "--game", SMALL, "--sampling", "--iterations", "3")
+    assert (data["bracket"]["per_class"], data["bracket"]["refine_rounds"]) == (2, 0)  # the least: 2 a class, no round
+    line = next(line for line in err.splitlines() if line.startswith("  final exploitability bracket: "))
+    assert line.startswith("  final exploitability bracket: 2 deals per hand class")
+    assert f"the full default, --bracket-samples {MAX_PER_CLASS:,} --bracket-rounds 2, may take about" in line
+    assert "the final bracket takes at most about" in err  # said as the run begins
+    _, err, data = train(tmp_path, capsys, "--game", SMALL, "--sampling", "--iterations", "3", "--bracket-samples",
+                         "400")
+    assert data["bracket"]["per_class"] == 400 and data["bracket"]["refine_rounds"] == 2  # as asked: not sized
+    assert "sized to the run" not in err and "takes at most about" not in err
+
