@@ -459,7 +459,8 @@ def run(name: str, quick: bool = False, games: int | None = None, seed: int = 0)
     return SEEDS[name](quick)
 
 
-def main(argv=None) -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of ``python -m distcfr.seeds``."""
     parser = OneLineParser(prog="python -m distcfr.seeds", description=__doc__.split("\n\n")[0].split(": ", 1)[1],
                            epilog=__doc__.split("\n\n", 1)[1], formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("names", nargs="*", metavar="NAME", help="write-ups to reproduce (default: all four)")
@@ -470,6 +471,11 @@ def main(argv=None) -> int:
     parser.add_argument("--seed", type=whole_number(0, "0 or more"), default=0, metavar="S",
                         help="random seed of the simulations (default: 0)")
     parser.add_argument("--quick", action="store_true", help="looser targets and fewer games (a smoke test)")
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
     try:
         args = parser.parse_args(argv)
         names = [resolve(n) for n in args.names] or list(SEEDS)

@@ -128,8 +128,8 @@ class RunSignals:
 def handle_pending_signals() -> None:
     """Run the Python handlers of signals already received (PyErr_CheckSignals). A signal held by a
     save reaches the process through another thread, and Python runs its handler in the main thread
-    only at its next check, which may come after the loss the signal caused is seen. A handler's
-    exception (a stop) is raised here."""
+    only at its next check, which may come after the loss the signal caused is seen (a recovery would
+    then come before the stop). A handler's exception (a stop) is raised here."""
     if in_main_thread():
         time.sleep(SIGNAL_GRACE)  # the other thread's turn to take the signal (a signal cuts the wait short)
         ctypes.pythonapi.PyErr_CheckSignals()

@@ -38,6 +38,19 @@ def test_both_solvers_keep_the_contract(sampling):
         solver.step()
         assert (solver.iteration, solver.phase) == (1, 0)
         assert solver.describe()["workers"] == 0
+        assert solver.deals_done > 0
+        bracket = solver.bracket(200)
+        low, high = bracket.interval()
+        assert low.shape == high.shape == (1,) and 0 <= low[0] <= high[0]
+        value, se = solver.values(50)
+        assert value.shape == se.shape == (1,) and se[0] >= 0
+        if not sampling:  # exact: the bracket's ends are the exact exploitability, the value has no error
+            strategy = solver.average_strategy()
+            assert low[0] == high[0] == strategy.exploitability() and se[0] == 0
+            assert value[0] == strategy.value()
+        solver.release_strategy()
+        solver.step()  # a further iteration after the release
+        assert solver.iteration == 2
 
 
 def test_options_a_mode_cannot_use_are_refused():

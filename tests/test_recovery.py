@@ -7,6 +7,7 @@ import time
 
 import numpy as np
 import pytest
+from hooks import hooks
 
 from distcfr.errors import WorkersLost
 from distcfr.solve.launch import open_solver
@@ -76,7 +77,7 @@ def test_a_worker_lost_in_an_evaluation_or_the_runs_end_work_is_recovered_with_t
         gathered.append((solver.iteration, solver.average_strategy().tables))
 
     plan = RunPlan(8, recovery=tmp_path / "recovery.ckpt", checkpoint_every=3, eval_every=4, evaluate=True,
-                   evaluator=killing_one_worker_first(evaluate), at_end=killing_one_worker_first(at_end))
+                   hooks=hooks(evaluate=killing_one_worker_first(evaluate), at_end=killing_one_worker_first(at_end)))
     with open_solver(SMALL, workers=2, **OPTIONS) as solver:
         result = run(solver, plan, handle_signals=False)
     assert [(r["lost_at"], r["resumed_at"]) for r in result.recoveries] == [(4, 3), (8, 6)]
@@ -96,7 +97,7 @@ def test_a_worker_lost_in_a_value_reading_is_recovered_with_the_same_bytes_and_r
         readings.append((solver.iteration, *solver.values(20)))
 
     plan = RunPlan(6, recovery=tmp_path / "recovery.ckpt", checkpoint_every=3, eval_every=4,
-                   reader=killing_one_worker_first(read), read_share=1.0)
+                   hooks=hooks(read=killing_one_worker_first(read)), read_share=1.0)
     with open_solver(SMALL, workers=2, **OPTIONS) as solver:
         result = run(solver, plan, handle_signals=False)
         disturbed = solver.average_strategy().tables
@@ -208,7 +209,7 @@ class _LostAtTheEnd:
 
 def test_a_timed_run_that_recovers_in_its_end_work_keeps_to_its_time_limit():
     solver = _LostAtTheEnd()
-    result = run(solver, RunPlan(seconds=0.3, at_end=solver.at_end), handle_signals=False)
+    result = run(solver, RunPlan(seconds=0.3, hooks=hooks(at_end=solver.at_end)), handle_signals=False)
     first = result.recoveries[0]["lost_at"]
     assert solver.rebuilds == 1 and first >= 20  # about 30 iterations in the 0.3 s
     assert solver.iteration <= 3 and result.iterations_run == solver.iteration  # the limit was spent

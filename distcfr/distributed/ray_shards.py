@@ -31,6 +31,7 @@ from distcfr.distributed import head_watch
 from distcfr.distributed.runtime import alive_cpus
 from distcfr.engine.best_response import BestResponseStateLost
 from distcfr.engine.class_blocks import ClassBlockGroup, ClassBlockSetBase, StrategyRows
+from distcfr.engine.deal_schedule import DealSchedule
 from distcfr.engine.shard_set import ShardGroup, ShardSetBase
 from distcfr.errors import ClusterError, TooFewCpus, WorkersLost
 from distcfr.stopping import clear_stop, request_stop
@@ -202,19 +203,19 @@ class _RayClassBlockGroup(ClassBlockGroup):
 
 
 class RayClassBlocks(RayGroups, ClassBlockSetBase):
-    """A sampled game's shards on Ray actors (``extra``: seed, the halves' deals), each owning its classes'
-    table rows. After each half-iteration an actor's new strategy rows of the player it updated go
+    """A sampled game's class blocks on Ray actors (``extra``: seed, the deal schedule), each owning its
+    classes' table rows. After each half-iteration an actor's new strategy rows of the player it updated go
     to the object store, where the others on its node read them in place in the next half; an
     actor on another node is sent only the rows its deals read. Nothing else moves. An actor that
     dies takes its rows with it: ``WorkersLost``, from which a run recovers (distcfr.solve.run)."""
 
     group_class = _RayClassBlockGroup
 
-    def __init__(self, spec: str, n_shards: int, n_workers: int, seed: int, halves: tuple[int, int],
+    def __init__(self, spec: str, n_shards: int, n_workers: int, seed: int, schedule: DealSchedule,
                  ready_timeout: float = 120.0):
         self.pending: tuple | None = None  # (player, [(strategy ref, deals ref) per actor])
         self.interruptible = False
-        super().__init__(spec, n_shards, n_workers, seed, halves, ready_timeout=ready_timeout)
+        super().__init__(spec, n_shards, n_workers, seed, schedule, ready_timeout=ready_timeout)
 
     def _started(self) -> None:
         rows = self._gather("rows")

@@ -8,7 +8,7 @@ import math
 from distcfr.engine.sampled_bracket import BRACKET_CHUNK as MAX_BRACKET_SAMPLES
 from distcfr.evaluate.reach import FIT_POINTS, MIN_POINTS
 from distcfr.evaluate.summary import inside_interval
-from distcfr.evaluate.units import amount, exploitability_text, figure, per
+from distcfr.evaluate.units import amount, duration, exploitability_text, figure, per  # noqa: F401 (duration: for the CLI)
 from distcfr.games.table import fit_line
 from distcfr.io.schema import MAX_ITERATION
 from distcfr.present.lowball_groups import render_compact, render_groups
@@ -178,14 +178,6 @@ def _estimate_text(t: dict, unit: str) -> str:
         return f"{rate} it needs more than {MAX_ITERATION:,} iterations"
     return (f"{rate} it needs about {t['iterations_needed']:,} iterations in all, "
             f"~{duration(t['seconds_needed'])} more")
-
-
-def duration(seconds: float) -> str:
-    """``42 s``, ``3.2 minutes``, ``5.1 hours`` or ``2.3 days``."""
-    for size, name in ((86400, "days"), (3600, "hours"), (60, "minutes")):
-        if seconds >= 2 * size:
-            return f"{seconds / size:.1f} {name}"
-    return f"{seconds:.0f} s"
 
 
 def _on_workers(workers: int | None) -> str:

@@ -17,6 +17,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from distcfr.engine.calibration import EXACT_PASS_BYTES_PER_SECOND, RAY_WORTH_SECONDS, SAMPLED_DEALS_PER_SECOND
+from distcfr.engine.deal_schedule import DealSchedule
 from distcfr.engine.kernels import can_sample, sampled_kernel
 from distcfr.engine.memory import MemoryEstimate, available_bytes, check_fits, estimate, sampled_estimate
 from distcfr.engine.rules import AUTO
@@ -27,12 +29,8 @@ from distcfr.solve.checkpoint import Checkpoint, SampledCheckpoint
 from distcfr.solve.sampled_solver import SampledSolver
 from distcfr.solve.solver import Solver
 
-# "auto" workers: a half-iteration shorter than this is not worth Ray's round trips and start-up
-RAY_WORTH_SECONDS = 0.2
-EXACT_PASS_BYTES_PER_SECOND = 2.4e9  # strategy-dependent arrays an exact pass sweeps per second here
-SAMPLED_DEALS_PER_SECOND = 100_000  # deals a sampled pass evaluates per second on one core here
-# progress brackets only where the estimate leaves this margin (at 39 stacks of 5 cards the measured peak came
-# out 15% above it, and Ray's memory monitor kills workers at 95% of the node's memory)
+# progress brackets only where the memory estimate leaves this margin (a peak can come out above the estimate,
+# and Ray's memory monitor kills workers at 95% of the node's memory)
 BRACKET_MARGIN = 0.8
 # after lost workers, how long the cluster may take to place the workers asked for before one fewer is asked for
 REBUILD_READY_SECONDS = 10.0
@@ -97,22 +95,22 @@ class Launch:
         self._start_ray(workers)
         return ray_shard_set(layout.game.spec, n_shards, workers)
 
-    def sampled(self, spec: str, n_blocks: int, seed: int, halves: tuple[int, int]):
-        """The sampled solver's factory: ``(spec, n_blocks, seed, halves) -> class-block set`` (halves:
+    def sampled(self, spec: str, n_blocks: int, seed: int, schedule: DealSchedule):
+        """The sampled solver's factory: ``(spec, n_blocks, seed, schedule) -> class-block set`` (schedule:
         the deals of the button's and the big blind's half-iterations)."""
         from distcfr.engine.class_blocks import LocalClassBlocks
 
         rebuilding = self.memory is not None  # after lost workers: on what the cluster has now
-        workers = self._resolve(sum(halves) / 2 / SAMPLED_DEALS_PER_SECOND, n_blocks)
+        workers = self._resolve(schedule.per_iteration / 2 / SAMPLED_DEALS_PER_SECOND, n_blocks)
         if rebuilding and workers:
             from distcfr.distributed.launch import ray_sampled_shard_set
 
             kernel = sampled_kernel(load_game(spec))
-            return self._rebuilt(workers, lambda n: ray_sampled_shard_set(spec, n_blocks, n, seed, halves,
+            return self._rebuilt(workers, lambda n: ray_sampled_shard_set(spec, n_blocks, n, seed, schedule,
                                                                           REBUILD_READY_SECONDS),
-                                 lambda: LocalClassBlocks(spec, n_blocks, seed, halves),
-                                 lambda: self._check(sampled_estimate(kernel, max(halves), n_blocks, 0), spec))
-        memory = sampled_estimate(sampled_kernel(load_game(spec)), max(halves), n_blocks, workers)
+                                 lambda: LocalClassBlocks(spec, n_blocks, seed, schedule),
+                                 lambda: self._check(sampled_estimate(kernel, schedule.largest, n_blocks, 0), spec))
+        memory = sampled_estimate(sampled_kernel(load_game(spec)), schedule.largest, n_blocks, workers)
         available = self._check(memory, spec)
         self.progress_brackets = memory.with_bracket <= BRACKET_MARGIN * available
         if not self.progress_brackets and self.needs_bracket:
@@ -124,11 +122,11 @@ class Launch:
                       f"beside the run; the final bracket runs once the current strategy is let go")
         self.on_workers = workers
         if workers == 0:
-            return LocalClassBlocks(spec, n_blocks, seed, halves)
+            return LocalClassBlocks(spec, n_blocks, seed, schedule)
         from distcfr.distributed.launch import ray_sampled_shard_set
 
         self._start_ray(workers)
-        return ray_sampled_shard_set(spec, n_blocks, workers, seed, halves)
+        return ray_sampled_shard_set(spec, n_blocks, workers, seed, schedule)
 
     def _rebuilt(self, most: int, on_ray: Callable[[int], object], in_process: Callable[[], object],
                  check_in_process: Callable[[], object]):

@@ -26,9 +26,48 @@ if TYPE_CHECKING:
     from distcfr.solve.contract import SolverContract as Solver
 
 
+class RunHooks:
+    """What a run asks of its caller as it goes (:attr:`RunPlan.hooks`). Each method has a default that
+    does nothing special: a caller overrides those it needs (a sampled run's policy, the command line's
+    messages)."""
+
+    reads = False  # whether the run takes value readings (:meth:`read`) beside its evaluations
+
+    def evaluate(self, solver: Solver) -> float:
+        """An evaluation of the run's progress: the average strategy's exploitability by default."""
+        return solver.average_strategy().exploitability()
+
+    def forecast(self, solver: Solver) -> float:
+        """The seconds the next evaluation is expected to take (with :attr:`RunPlan.eval_share`, a due one
+        waits until the evaluations' time with it stays within that share, a first one too)."""
+        return 0.0
+
+    def give_up(self) -> bool:
+        """Asked after each evaluation of a run with a target: True ends the run (the target is out of reach)."""
+        return False
+
+    def keep_evaluating(self) -> bool:
+        """Asked after each evaluation of a run without a target: False ends its progress evaluations."""
+        return True
+
+    def read(self, solver: Solver) -> None:
+        """A cheap look at the average strategy (a sampled run's value readings), where :attr:`reads`."""
+
+    def before_save(self, checkpoint) -> None:
+        """Told each checkpoint of :attr:`RunPlan.checkpoint` before it is written (its size)."""
+
+    def after_save(self, path: Path, iteration: int) -> None:
+        """Told once a checkpoint's file is whole."""
+
+    def at_end(self, solver: Solver) -> None:
+        """The run's end work on the workers (a sampled run's final bracket and average), once the last
+        checkpoint is written: workers lost there are recovered from as mid-run, and the iterations after
+        the recovery point run again."""
+
+
 @dataclass(frozen=True)
 class RunPlan:
-    """When a run stops, what it evaluates and where it saves."""
+    """When a run stops, what it evaluates and where it saves; ``hooks`` is what it asks its caller."""
 
     iterations: int | None = None  # total, counting those done before a resume
     target: float | None = None  # stop once the average strategy's exploitability is at most this
@@ -38,26 +77,14 @@ class RunPlan:
     checkpoint_every: int = 100
     seconds: float | None = None  # stop after this much wall time (at an iteration's end)
     eval_share: float | None = None  # skip due evaluations while they took more than this share of the time
-    # the seconds the next evaluation is expected to take: with eval_share, a due one waits until the evaluations'
-    # time with it stays within that share (a first one too, whose own time is not known yet)
-    eval_forecast: Callable[[Solver], float] | None = None
-    evaluator: Callable[[Solver], float] | None = None  # default: the average strategy's exploitability
-    give_up: Callable[[], bool] | None = None  # asked after each evaluation: True ends the run (a target out of reach)
-    # asked after each evaluation of a run without a target: False ends its progress evaluations (they say nothing more)
-    keep_evaluating: Callable[[], bool] | None = None
-    before_save: Callable[[object], None] | None = None  # told each checkpoint before it is written (its size)
-    after_save: Callable[[Path, int], None] | None = None  # told (path, iteration) once a checkpoint's file is whole
     # where a solver whose state lives on its workers keeps its recovery point when ``checkpoint`` is None
     # (saved at the same cadence); a run with neither recovers lost workers from its start
     recovery: Path | None = None
-    # a cheap look at the average strategy taken every eval_every iterations too (a sampled run's value readings),
-    # whatever the evaluations do, while those looks took at most read_share of the time; and once at half the
-    # time limit, whatever they took (where a run's values still move is read from its second half)
-    reader: Callable[[Solver], None] | None = None
+    # with hooks.reads, a reading is taken every eval_every iterations too, whatever the evaluations do, while
+    # readings took at most read_share of the time; and once at half the time limit, whatever they took (where a
+    # run's values still move is read from its second half)
     read_share: float = 0.05
-    # the run's end work on the workers (a sampled run's final bracket and average), once the last checkpoint is
-    # written: workers lost there are recovered from as mid-run, and the iterations after the recovery point run again
-    at_end: Callable[[Solver], None] | None = None
+    hooks: RunHooks = field(default_factory=RunHooks)
 
     def __post_init__(self):
         if self.iterations is None and self.target is None and self.seconds is None:
@@ -91,7 +118,7 @@ def run(solver: Solver, plan: RunPlan, on_iteration: Callable[[Solver, float | N
         handle_signals: bool = True) -> RunResult:
     """Iterate ``solver`` as ``plan`` says; with ``handle_signals`` (main thread only), SIGINT and
     SIGTERM stop it at the next safe point. A final checkpoint is written when the plan names one,
-    and then the plan's ``at_end`` work is done (a signal there raises KeyboardInterrupt)."""
+    and then the plan's hooks' ``at_end`` work is done (a signal there raises KeyboardInterrupt)."""
     result, first = RunResult(), solver.iteration
     while True:
         _iterate(solver, plan, result, on_iteration, handle_signals)
@@ -101,8 +128,7 @@ def run(solver: Solver, plan: RunPlan, on_iteration: Callable[[Solver, float | N
         try:
             if plan.checkpoint and result.saved_at != solver.iteration:
                 _save(solver, plan, result, plan.checkpoint)
-            if plan.at_end is not None:
-                plan.at_end(solver)
+            plan.hooks.at_end(solver)
             return result
         except WorkersLost as lost:
             try:
@@ -181,7 +207,7 @@ def _iterations(solver: Solver, plan: RunPlan, result: RunResult, on_iteration, 
                 solver.iteration >= MAX_ITERATION
             due = (plan.target is not None or evaluating) and (solver.iteration % plan.eval_every == 0 or last)
             if due and not last and plan.eval_share is not None:  # evaluations kept to their share of the time
-                expected = 0.0 if plan.eval_forecast is None else plan.eval_forecast(solver)
+                expected = plan.hooks.forecast(solver)
                 due = eval_seconds + expected <= plan.eval_share * (time.perf_counter() - start)
             if due and last and plan.checkpoint:  # the last evaluation may be the final one: what was solved is
                 began = time.perf_counter()       # saved before it starts
@@ -191,19 +217,19 @@ def _iterations(solver: Solver, plan: RunPlan, result: RunResult, on_iteration, 
                     _recover(solver, plan, result, lost, time.perf_counter() - began, requested)
                     continue
             if due:
-                looked = look(plan.evaluator or (lambda s: s.average_strategy().exploitability()))
+                looked = look(plan.hooks.evaluate)
                 if looked is None:
                     continue
                 expl, seconds = looked
                 eval_seconds += seconds
                 result.history.append((solver.iteration, expl))
-                if plan.target is None and plan.keep_evaluating is not None:
-                    evaluating = plan.keep_evaluating()
+                if plan.target is None:
+                    evaluating = plan.hooks.keep_evaluating()
             now = time.perf_counter() - start
             half = not halfway and spent + now >= plan.seconds / 2
-            if plan.reader is not None and (half or (solver.iteration % plan.eval_every == 0 or last) and
+            if plan.hooks.reads and (half or (solver.iteration % plan.eval_every == 0 or last) and
                                             read_seconds <= plan.read_share * now):
-                looked = look(plan.reader)
+                looked = look(plan.hooks.read)
                 if looked is None:
                     continue
                 read_seconds += looked[1]
@@ -218,8 +244,7 @@ def _iterations(solver: Solver, plan: RunPlan, result: RunResult, on_iteration, 
                 except WorkersLost as lost:
                     _recover(solver, plan, result, lost, time.perf_counter() - began, requested)
                     continue
-            if expl is not None and plan.target is not None and (expl <= plan.target or plan.give_up is not None
-                                                                  and plan.give_up()):
+            if expl is not None and plan.target is not None and (expl <= plan.target or plan.hooks.give_up()):
                 break
             if plan.seconds is not None and spent + time.perf_counter() - start >= plan.seconds:
                 break
@@ -229,8 +254,9 @@ def _iterations(solver: Solver, plan: RunPlan, result: RunResult, on_iteration, 
 
 
 MAX_RECOVERIES = 10  # lost workers a run goes on after; past this it stops (a cluster losing nodes all night)
-RECOVERY_ATTEMPTS = 8  # tries to rebuild the workers after one loss, 1, 2, ..., 7 s apart (28 s: a loaded machine
-# took more than the 10 s of 5 tries to tell a killed node from the live ones, CI on 2026-11-25)
+# tries to rebuild the workers after one loss, 1, 2, ..., 7 seconds apart: a loaded machine can take tens of seconds
+# to tell a killed node from the live ones
+RECOVERY_ATTEMPTS = 8
 
 
 def _recover(solver, plan: RunPlan, result: RunResult, lost: WorkersLost, waited: float,
@@ -281,11 +307,10 @@ def _save(solver, plan: RunPlan, result: RunResult, path: Path) -> None:
     began = time.perf_counter()
     with signals_held():  # a stop request during a save waits for its end: the file is written whole
         checkpoint = solver.checkpoint()
-        if plan.before_save is not None and path == plan.checkpoint:
-            plan.before_save(checkpoint)
+        if path == plan.checkpoint:
+            plan.hooks.before_save(checkpoint)
         checkpoint.save(path)
         if path == plan.checkpoint:
             result.saved_at = checkpoint.iteration
-        if plan.after_save is not None and path == plan.checkpoint:
-            plan.after_save(path, checkpoint.iteration)
+            plan.hooks.after_save(path, checkpoint.iteration)
     result.checkpoint_seconds.append(time.perf_counter() - began)

@@ -14,6 +14,7 @@ from distcfr.engine.rules import AUTO, Rule, make_rule, regret_matching, update
 from distcfr.engine.shard_set import LocalShards, ShardSet
 from distcfr.errors import BadParameter, WorkersLost
 from distcfr.evaluate.evaluator import Evaluator
+from distcfr.evaluate.sampled import Bracket
 from distcfr.evaluate.strategy import Strategy
 from distcfr.games.base import Game
 from distcfr.games.registry import load_game
@@ -177,6 +178,28 @@ class Solver(SolverLifetime):
         with np.errstate(invalid="ignore", divide="ignore"):
             probs = np.where(total > 0, self.sums / total, uniform)
         return Strategy(self.layout, probs, self.evaluator, self._meta())
+
+    # ---- evaluation (the contract's, as the sampled solver's) ---------------------------------------------
+    @property
+    def deals_done(self) -> int:
+        """Deals evaluated so far: every deal of the game once per player update."""
+        return (2 * self.iteration + (self.phase if self.updates == "alternating" else 0)) * self.layout.n_deals
+
+    def bracket(self, per_class: int | None = None, **settings) -> Bracket:
+        """The exact exploitability per stack as a Bracket whose ends meet (no sampling error);
+        ``per_class`` and ``settings`` steer sampled brackets only."""
+        strategy = self.average_strategy()
+        expl, value = strategy.exploitability_per_variant(), strategy.value_per_variant
+        zero = np.zeros_like(expl)
+        return Bracket(expl, zero, expl, zero, value, zero, per_class=0, rounds=0)
+
+    def values(self, per_class: int = 0) -> tuple[np.ndarray, np.ndarray]:
+        """(value, standard error) per stack: the first player's exact value, error 0."""
+        value = self.average_strategy().value_per_variant
+        return value, np.zeros_like(value)
+
+    def release_strategy(self) -> None:
+        """Nothing to let go: the exact solver's tables are its state."""
 
     def solve(self, iterations: int | None = None, target_exploitability: float | None = None,
               eval_every: int = 10, callback: Callable | None = None, evaluate: bool = False) -> Strategy:
