@@ -109,14 +109,14 @@ def curse(spec: str, seeds: int, iterations: int, per_class: int = 1_000) -> Non
         high, bias = 0.0, 0.0
         for player in (0, 1):
             sigma = strategy.tables
-            profile = {**sigma, **{b.name: sigma[b.name].copy() for b in kernel.blocks if b.player == player}}
+            profile = {**sigma, **{b.name: sigma[b.name].copy() for b in kernel.strategy_tables if b.player == player}}
             deals = kernel.sample_deals_of_classes(10_000 + seed, 2 * player, player, 0, kernel.n_classes, per_class)
             best_response(kernel, profile, deals, player)
             gain = (kernel.deal_values(profile, deals) - kernel.deal_values(sigma, deals))[:, 0]
             high += (1 - 2 * player) * (weights * gain.reshape(-1, per_class).mean(1)).sum() / 2
             got = kernel.class_sums(profile, deals, player, np.ones(len(deals), dtype=np.int64))  # per deal
             for name in kernel.response_order[player]:
-                q = got[name].q.astype(np.float64).reshape(-1, per_class, *kernel.block(name).shape)
+                q = got[name].q.astype(np.float64).reshape(-1, per_class, *kernel.strategy_table(name).shape)
                 top = np.argsort(q.mean(1), axis=-1)[:, None, ..., -2:]
                 diff = np.diff(np.take_along_axis(q, top, axis=-1), axis=-1)[..., 0]
                 gap, se = diff.mean(1), np.maximum(diff.std(1, ddof=1) / np.sqrt(per_class), 1e-300)

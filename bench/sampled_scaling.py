@@ -65,11 +65,11 @@ def main() -> None:
     for entry in args.workers.split(","):
         workers, apart = int(entry.rstrip("n")), entry.endswith("n")
 
-        def factory(spec, n_shards, seed, halves, workers=workers, apart=apart):
+        def factory(spec, n_shards, seed, schedule, workers=workers, apart=apart):
             if workers == 0:
-                return LocalClassBlocks(spec, n_shards, seed, halves)
+                return LocalClassBlocks(spec, n_shards, seed, schedule)
             start_embedded(num_cpus=max(workers, os.cpu_count() or 1))
-            return timed_shards_class(apart)(spec, n_shards, workers, seed, halves)
+            return timed_shards_class(apart)(spec, n_shards, workers, seed, schedule)
 
         solver = SampledSolver(game, batch=args.batch, seed=1, shards=args.shards, shard_set=factory)
         solver.step()  # warm-up: actors build their lookup tables, first strategy broadcast
@@ -80,7 +80,7 @@ def main() -> None:
         seconds = (time.perf_counter() - start) / args.iterations
         inside = worker_seconds(solver, args.iterations)
         kernel = solver.kernel  # the strategy rows each half-iteration puts in the object store (float32):
-        moved = [sum(kernel.n_classes * int(np.prod(b.shape)) * 4 for b in kernel.blocks if b.player == p)
+        moved = [sum(kernel.n_classes * int(np.prod(b.shape)) * 4 for b in kernel.strategy_tables if b.player == p)
                  for p in (0, 1)]
         memory = sampled_estimate(solver.kernel, solver.batch, args.shards, max(workers, 1))
         pids = solver.shards.pids() if workers else [os.getpid()]

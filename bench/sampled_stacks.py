@@ -23,7 +23,7 @@ def per_deal(kernel, n_classes: int, per_class: int, repeats: int) -> tuple[floa
 
     rng = np.random.default_rng(0)
     sigma = {b.name: regret_matching(rng.standard_normal((kernel.n_classes, *b.shape), dtype=np.float32))
-             for b in kernel.blocks}
+             for b in kernel.strategy_tables}
     counts = np.full(n_classes, per_class)
     first = kernel.n_classes // 3  # classes from the middle of the order: ordinary hands
     best = [np.inf, np.inf]

@@ -8,7 +8,7 @@ chosen greedily so that the sums over every multiset of 1..5 ranks with at most 
 rank are all distinct; max sum 742,160 < 2**20) plus ``6**suit << 20`` (base-6 suit counters:
 five cards of suit s sum to ``5 * 6**s`` there, no other 1..5 cards do). The key of a set of cards
 is the sum of its cards' keys, so keys of disjoint sets add: ``rank_of_keys(hand_keys(kept)
-+ hand_keys(drawn))`` ranks the union. One lookup table, built once on first use (~0.2 s),
++ hand_keys(drawn))`` ranks the union. One lookup table, built once on first use,
 maps a key to the hand's dense rank among hands of the same size.
 """
 

@@ -81,7 +81,8 @@ def race_openspiel(spec: str, seconds: float, max_iterations: int) -> dict | Non
     return curve
 
 
-def main(argv=None) -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of ``python -m distcfr.compare``."""
     parser = OneLineParser(prog="python -m distcfr.compare", description=__doc__.split("\n\n")[0].split(": ", 1)[1],
                            epilog=__doc__.split("\n\n", 1)[1], formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--game", metavar="SPEC", default="leduc", help="game spec (default: leduc)")
@@ -94,6 +95,11 @@ def main(argv=None) -> int:
     parser.add_argument("--plot", metavar="PATH", help="also draw the curves in this PNG (needs matplotlib)")
     parser.add_argument("--json", metavar="PATH", help="write the curves as JSON")
     parser.add_argument("--no-openspiel", action="store_true", help="leave out OpenSpiel's C++ CFR+ on kuhn/leduc")
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
     try:
         args = parser.parse_args(argv)
         rules = [a.strip() for a in args.algorithms.split(",") if a.strip()]

@@ -21,6 +21,10 @@ class ClusterError(DistcfrError):
     """The Ray cluster asked for cannot be reached or used."""
 
 
+class TooFewCpus(ClusterError):
+    """The cluster cannot place as many workers as a run asks for (one CPU each)."""
+
+
 class WorkersLost(ClusterError):
     """Workers holding a sampled solve's rows died (a process or a node lost); the run can go on from
     its last recovery point (distcfr.solve.run)."""

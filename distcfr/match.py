@@ -196,7 +196,8 @@ def _unit(game) -> str:
     return "big blinds per hand" if game.unit == "BB" else f"{game.unit} per game"
 
 
-def main(argv=None) -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of ``python -m distcfr.match``."""
     parser = OneLineParser(prog="python -m distcfr.match", description=__doc__.split("\n\n")[0].split(": ", 1)[1],
                            epilog=__doc__.split("\n\n", 1)[1], formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("player1", metavar="PLAYER1", help=PLAYER_HELP)
@@ -208,6 +209,11 @@ def main(argv=None) -> int:
                         help="random seed of the simulation (default: 0)")
     parser.add_argument("--json", metavar="PATH", help="write the values as JSON (exact_ev; with --games also "
                         "simulated_ev, stderr, ci95)")
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
     try:
         args = parser.parse_args(argv)
         check_distinct({"PLAYER1": args.player1, "PLAYER2": args.player2}, {"--json": args.json})

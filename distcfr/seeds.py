@@ -519,7 +519,8 @@ def run(name: str, quick: bool = False, games: int | None = None, seed: int = 0)
     return SEEDS[name](quick)
 
 
-def main(argv=None) -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of ``python -m distcfr.seeds``."""
     parser = OneLineParser(prog="python -m distcfr.seeds", description=__doc__.split("\n\n")[0].split(": ", 1)[1],
                            epilog=__doc__.split("\n\n", 1)[1], formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("names", nargs="*", metavar="NAME", help="write-ups to reproduce (default: all four)")
@@ -532,6 +533,11 @@ def main(argv=None) -> int:
     parser.add_argument("--quick", action="store_true", help="looser targets and fewer games (a smoke test)")
     parser.add_argument("--plot", metavar="PATH", help="pushfold_2to7: draw the button's value per stack, push/fold "
                         "beside betting, as a PNG (needs matplotlib)")
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
     try:
         args = parser.parse_args(argv)
         names = [resolve(n) for n in args.names] or list(SEEDS)

@@ -112,7 +112,8 @@ def sampled_text(args):
     return strategy, json.dumps(class_strategy_json(strategy, args.stack), indent=1)
 
 
-def main(argv=None) -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of ``python -m distcfr.show``."""
     parser = OneLineParser(prog="python -m distcfr.show", description=__doc__.split("\n\n")[0].split(": ", 1)[1],
                            epilog=__doc__.split("\n", 3)[3], formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("path", help="a strategy file written by python -m distcfr.train")
@@ -127,9 +128,14 @@ def main(argv=None) -> int:
                         "e.g. 8s6h4d3c2c; nl27 files: that hand's rows of every table, e.g. 96")
     parser.add_argument("--stack", metavar="BB", type=float, help="sampled draw27 files: that stack only, e.g. 12")
     parser.add_argument("--exact", action="store_true", help="sampled draw27 files of decks the exact solver "
-                        "reaches: the exact exploitability per stack, every deal enumerated (about 15 s for "
-                        "draw27(ranks=8,suits=2,hand=3))")
+                        "reaches: the exact exploitability per stack, every deal enumerated (it says how long it "
+                        "may take before it starts)")
     parser.add_argument("--html", metavar="PATH", help="write the whole report as one self-contained HTML page")
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
     try:
         args = parser.parse_args(argv)
         if args.against and args.format != "table":

@@ -13,37 +13,38 @@ Examples:
 
 from __future__ import annotations
 
+if __name__ == "__main__":  # before the imports below (a second or more): a stop meanwhile ends in one line
+    from distcfr.stopping import StartGuard
+
+    _GUARD = StartGuard("distcfr.train")
+
 import argparse
+import contextlib
 import glob
 import json
-import os
-import signal
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 import numpy as np
 
-from distcfr.cli import OneLineParser, StartGuard, check_distinct, positive_number, whole_number
+from distcfr.cli import OneLineParser, check_distinct, positive_number, whole_number
 from distcfr.distributed import head_watch
 from distcfr.engine.rules import AUTO, RULES
 from distcfr.engine.sampled_bracket import BRACKET_CHUNK as MAX_BRACKET_SAMPLES
-from distcfr.engine.sampled_bracket import FOCUS_SHARE, REFINE_ROUNDS, drawn_deals, refine_steps
+from distcfr.engine.sampled_bracket import FOCUS_SHARE, REFINE_ROUNDS
 from distcfr.errors import BadParameter, DistcfrError, WorkersLost
 from distcfr.evaluate.break_even import refine_crossings
 from distcfr.evaluate.class_strategy import (
     BRACKET_DEALS,
     MAX_PER_CLASS,
     check_exact_reach,
-    default_per_class,
     exact_seconds,
 )
-from distcfr.evaluate.reach import noise_bound, out_of_reach, target_summary
 from distcfr.evaluate.summary import add_exact, bracket_cost, exact_summary, sampled_summary, settling
 from distcfr.evaluate.tables import render_tables
-from distcfr.evaluate.units import amount, exploitability_text
+from distcfr.evaluate.units import exploitability_text
 from distcfr.games.registry import REGISTRY, defaults_help, load_game
 from distcfr.io.paths import check_writable, partial_writes, write_atomic
 from distcfr.present.lowball_groups import group_report
@@ -51,8 +52,16 @@ from distcfr.present.run_summary import duration, out_of_reach_text, print_resul
 from distcfr.progress import Progress
 from distcfr.solve.checkpoint import UPDATES, load_checkpoint
 from distcfr.solve.launch import RELEASE_SECONDS, open_solver, resume_solver, use_sampling
-from distcfr.solve.run import RunPlan, interrupts_unwrapped, run, signals_held
+from distcfr.solve.run import RunHooks, RunPlan, run
+from distcfr.solve.sampled_run import (
+    DEFAULT_MINUTES,
+    EVAL_SHARE,
+    BracketSettings,
+    SampledRun,
+    SampledRunReport,
+)
 from distcfr.solve.sampled_solver import BATCH_PER_CLASS, DEFAULT_BATCH, check_deal_shares
+from distcfr.stopping import StartGuard, end_process, interrupts_unwrapped, signals_held, stops_interrupt
 
 DEFAULT_GAME = "leduc"
 _positive_int = whole_number(1, "positive")
@@ -158,18 +167,16 @@ def build_parser() -> argparse.ArgumentParser:
                          f"at most {MAX_PER_CLASS:,}; 14 for 5 cards from 52)")
     sampled.add_argument("--bracket-rounds", type=_bracket_rounds, metavar="K",
                          help="rounds in which the bracket's classes whose best response is close choose it again "
-                         f"on 4x the deals they had: each narrows its upper end and costs more (default: "
-                         f"{REFINE_ROUNDS}; 5 cards from 52: 0.22 BB at 1 round, 0.048 BB at 2 for about 4x the "
-                         "time; 0: none)")
+                         f"on four times the deals they had: each narrows its upper end and costs more (default: "
+                         f"{REFINE_ROUNDS}; 0: none)")
     sampled.add_argument("--bracket-focus", type=_bracket_focus, metavar="S",
                          help="the bracket's focus round: the few classes whose upper estimate is least certain "
                          "choose their best response again on up to S times each player's first deals between them "
-                         f"(default: {FOCUS_SHARE}; draw27(ranks=7,suits=4,hand=2): upper end / exact 2.92 -> 1.52, "
-                         "median of 10 seeds, for 2.7x the time; 0: none)")
+                         f"(default: {FOCUS_SHARE}; 0: none)")
     sampled.add_argument("--exact-exploitability", action="store_true", default=None,
                          help="at the end, also the exact exploitability of the saved strategy, every deal "
-                         "enumerated (decks the exact solver reaches, e.g. draw27(ranks=8,suits=2,hand=3): "
-                         "about 15 s there), printed beside the bracket and kept in the file")
+                         "enumerated (decks the exact solver reaches, e.g. draw27(ranks=8,suits=2,hand=3); it says "
+                         "how long it may take before it starts), printed beside the bracket and kept in the file")
     dist = parser.add_argument_group("where it runs")
     dist.add_argument("--address", metavar="auto|HOST:PORT",
                       help="join the Ray cluster started by `ray start` (default: none; a private "
@@ -197,25 +204,10 @@ def build_parser() -> argparse.ArgumentParser:
                      "the value per stack with its break-even for a list of stacks (needs matplotlib)")
     out.add_argument("--no-tables", action="store_true", help="do not print the strategy tables")
     out.add_argument("--quiet", action="store_true", help="no progress (a line redrawn on a terminal, else a log "
-                     "line every 10 s)")
+                     "line every few seconds)")
     return parser
 
 
-DEFAULT_MINUTES = 10.0  # a sampled solve given no stopping rule
-EVAL_SHARE = 0.1  # sampled progress brackets take at most this share of a run's time
-PROGRESS_SHARE = 4  # a progress bracket has this many times fewer deals per class than the final one
-# a run without a target makes progress brackets only of at least this many deals per class: on 5 cards from 52
-# (3 per class) every one of an hour read [0, 0.89] BB, the best response's luckiest discards, not the strategy
-MIN_PROGRESS_PER_CLASS = 16
-# before the first progress bracket, one is expected to take this many times a training deal's time for each of
-# its drawn deals (both players' two sets; the refinement's are on top): measured 5.5 on
-# draw27(ranks=8,suits=2,hand=3,stacks=10) (one process) and 8.8 on 5 cards from 52 at 20 stacks (2 workers)
-BRACKET_DEAL_COST = 8
-# a value reading (the button's value per stack on fixed deals, at each progress evaluation and the end) has
-# about READ_DEALS deals: 8 per hand class on 5 cards from 52 (about 10 CPU-s at 20 stacks), 714 on 280 classes
-READ_DEALS, MIN_READ_PER_CLASS, MAX_READ_PER_CLASS = 200_000, 8, 4096
-READ_SHARE = 0.05  # and they take at most this share of the run's time
-SAY_FINAL_BRACKET_TIME = 10.0  # seconds: a final bracket expected to take longer says so as it starts
 SAMPLED_ONLY = ("batch", "seed", "deal_shares", "bracket_samples", "bracket_rounds", "bracket_focus",
                 "exact_exploitability")  # options only a sampled solve uses
 ANNOUNCE_BYTES = 100_000_000  # files at least this large are announced with their size before they are written
@@ -298,7 +290,7 @@ def solve_command(args, guard: StartGuard | None = None) -> dict:
         report.saved = (args.resume or args.checkpoint, checkpoint.iteration)
     where = {"workers": args.workers, "address": args.address, "report": None if args.quiet else print,
              "needs_bracket": sampled and args.target_exploitability is not None}
-    solver, summary = None, {}
+    solver, summary, stops = None, {}, contextlib.ExitStack()
     report.say_head_line()
     try:
         if checkpoint:
@@ -310,13 +302,14 @@ def solve_command(args, guard: StartGuard | None = None) -> dict:
                                  **{name: getattr(args, name) for name in _rule_params()})
         if guard is not None and guard.armed:  # from here on a signal stops the run and its files are saved
             guard.disarm()
-            signal.signal(signal.SIGTERM, _stop_on_sigterm)
+        stops.enter_context(stops_interrupt())  # outside the run's own handling, SIGTERM stops as Ctrl-C does
         summary = report.execute(solver)
         return summary
     finally:  # after a stop or an error Ray may be going away: give it seconds, not minutes
-        _release(solver, stopped=summary.get("interrupted", True), said=bool(summary))
-        if args.address:
-            head_watch.forget()
+        with stops:
+            _release(solver, stopped=summary.get("interrupted", True), said=bool(summary))
+            if args.address:
+                head_watch.forget()
 
 
 def _release(solver, stopped: bool, said: bool) -> None:
@@ -326,35 +319,40 @@ def _release(solver, stopped: bool, said: bool) -> None:
     if solver is None:
         return
     if stopped and not solver.workers_alive() or not solver.close(RELEASE_SECONDS if stopped else None):
-        if not said:
-            print("distcfr.train: stopped; Ray's processes were stopped too (a signal to the whole process group)",
-                  file=sys.stderr)
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(130)
+        end_process(None if said else
+                    "distcfr.train: stopped; Ray's processes were stopped too (a signal to the whole process group)")
 
 
-class _Run:
+class _Run(RunHooks, SampledRunReport):
     """A run on the command line: the plan from the options, progress, the run, and what it writes
-    and prints at its end (the part each mode has its own)."""
+    and prints at its end (the part each mode has its own). Its own hooks print what the run does."""
+
+    saves_unevaluated_on_stop = False  # a stopped run's strategy is saved without its end work, even in-process
 
     def __init__(self, args, game, resumed: bool):
         self.args, self.game, self.resumed = args, game, resumed
         self.saved: tuple[str, int] | None = None  # (path, iteration) of the last checkpoint whole on disk
 
-    def plan(self, solver, target: float | None = None, minutes: float | None = None, **extra) -> RunPlan:
-        """The run's plan from the options: ``target`` and ``minutes`` are the mode's defaults when the
-        command line gives no stopping rule."""
+    def limits(self, target: float | None = None, minutes: float | None = None) -> tuple:
+        """(target, seconds): the command line's stopping rules, or the mode's defaults ``target`` and
+        ``minutes`` when it gives none."""
         args = self.args
         if args.iterations is not None or args.target_exploitability is not None or args.minutes is not None:
             target, minutes = args.target_exploitability, args.minutes
+        return target, minutes * 60 if minutes else None
+
+    def plan(self, target: float | None, seconds: float | None, hooks: RunHooks, **extra) -> RunPlan:
+        """The run's plan from the options and the stopping rules."""
+        args = self.args
         if args.checkpoint:
             self.tidy_if_lost(partial_writes(args.checkpoint))
         return RunPlan(args.iterations, target, args.eval_every, checkpoint=args.checkpoint and Path(args.checkpoint),
-                       checkpoint_every=args.checkpoint_every, seconds=minutes * 60 if minutes else None,
-                       before_save=self.announce_checkpoint, after_save=self.saved_to, **extra)
+                       checkpoint_every=args.checkpoint_every, seconds=seconds, hooks=hooks, **extra)
 
-    def saved_to(self, path, iteration: int) -> None:
+    def note(self, text: str) -> None:
+        self.progress.note(text)
+
+    def after_save(self, path, iteration: int) -> None:
         self.saved = (str(path), iteration)
         self.say_head_line()
 
@@ -387,10 +385,12 @@ class _Run:
 
     def say(self, text: str) -> None:
         """A line of the end-of-run work (bracket, files), so a long run never goes silent."""
+        if getattr(self, "progress", None) is not None:
+            self.progress.close()  # the progress line ends where the end's work begins
         if not self.args.quiet:
             print(text, file=sys.stderr, flush=True)
 
-    def announce_checkpoint(self, checkpoint) -> None:
+    def before_save(self, checkpoint) -> None:
         self.announce_file(self.args.checkpoint, checkpoint.nbytes, "checkpoint")
 
     def announce_file(self, path, nbytes: int, what: str) -> None:
@@ -401,7 +401,8 @@ class _Run:
         args = self.args
         self.where = solver.describe()
         self.first_iteration, self.start = solver.iteration, time.perf_counter()
-        plan = self.plan(solver)
+        self.progress = None
+        plan = self.make_plan(solver)
         self.progress = progress = Progress(args.iterations, enabled=not args.quiet, seconds=plan.seconds)
 
         def after_iteration(s, expl):
@@ -421,18 +422,20 @@ class _Run:
         progress.close()
         if result.workers_lost:
             self.end_with_workers_gone(solver)
-        if result.interrupted and (self.where["workers"] or solver.mode == "sampled"):
+        if result.recovering:
+            self.end_while_recovering()
+        if result.interrupted and (self.where["workers"] or self.saves_unevaluated_on_stop):
             return self.interrupted(solver)
         try:
             with interrupts_unwrapped():
                 summary = self.finish(solver, result)
         except KeyboardInterrupt:  # Ctrl-C or SIGTERM during the end's work (the final bracket, the files)
             return self.interrupted(solver)
-        summary["recoveries"] = result.recoveries
+        summary["recoveries"] = result.recoveries + getattr(solver, "recoveries", [])  # an exact run's are its own
         summary["this_run"] = {"iterations": result.iterations_run, "wall_seconds": result.wall_seconds,
-                               "resumed_from": self.args.resume if self.resumed else None,
-                               **({"deals": solver.deals_done - self.first_deals} if solver.mode == "sampled" else {})}
+                               "resumed_from": self.args.resume if self.resumed else None, **self.this_run(solver)}
         summary.update(self.where)
+        summary["workers_at_end"] = solver.launch.on_workers  # fewer than "workers" after lost ones
         summary["memory"] = solver.launch.memory.as_dict()
         if args.summary_json:
             write_atomic(args.summary_json, (json.dumps(summary, indent=2) + "\n").encode())
@@ -445,34 +448,50 @@ class _Run:
         process ends now (Ray's processes are gone: its own exit would wait a minute on them)."""
         checkpoint = self.args.checkpoint
         last = f"; {checkpoint} keeps its last save" if checkpoint and Path(checkpoint).exists() else ""
-        print(f"distcfr.train: stopped at iteration {solver.iteration}; the workers were stopped too (a signal to "
-              f"the whole process group), and the state they held with them{last}", file=sys.stderr)
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(130)
+        end_process(f"distcfr.train: stopped at iteration {solver.iteration}; the workers were stopped too (a signal "
+                    f"to the whole process group), and the state they held with them{last}")
+
+    def end_while_recovering(self) -> None:
+        """Stopped while new workers were built after lost ones: they hold no whole state, and the run's
+        last state is its recovery point. One line, and this process ends now."""
+        checkpoint = self.args.checkpoint
+        kept = (f"{checkpoint} keeps its last save" if checkpoint and Path(checkpoint).exists() else
+                "nothing was saved (--checkpoint PATH keeps one)")
+        end_process(f"distcfr.train: stopped while going on after lost workers; {kept}")
 
     def interrupted(self, solver) -> dict:
         """The signal may have reached the workers too: save what the coordinator holds, unevaluated."""
         with signals_held():  # a second signal waits until the strategy is written
             try:
+                if solver.workers_alive():
+                    solver.abandon_work()  # the evaluation cut short: the workers hand over their rows at once
                 strategy = solver.average_strategy()
             except WorkersLost:  # they went after the run's own look at them (Ray had not told yet)
                 self.end_with_workers_gone(solver)
             strategy.save(self.args.out)
-        deals = f" ({solver.deals_done:,} deals)" if solver.mode == "sampled" else ""
-        print(f"interrupted {self.game.spec} at iteration {solver.iteration}{deals}: average strategy written to "
-              f"{self.args.out}" + (f", checkpoint {self.args.checkpoint}" if self.args.checkpoint else "")
-              + ("" if solver.mode == "sampled" else f" (not evaluated: python -m distcfr.show {self.args.out})"))
+        print(f"interrupted {self.game.spec} at iteration {solver.iteration}{self.deals_text(solver)}: average "
+              f"strategy written to {self.args.out}"
+              + (f", checkpoint {self.args.checkpoint}" if self.args.checkpoint else "") + self.unevaluated_text())
         return {"interrupted": True}
+
+    def this_run(self, solver) -> dict:
+        """What the summary's ``this_run`` adds for the mode."""
+        return {}
+
+    def deals_text(self, solver) -> str:
+        return ""
+
+    def unevaluated_text(self) -> str:
+        return f" (not evaluated: python -m distcfr.show {self.args.out})"
 
 
 class _ExactRun(_Run):
-    def plan(self, solver) -> RunPlan:
+    def make_plan(self, solver) -> RunPlan:
         evaluate = not self.args.quiet or bool(self.args.plot)  # progress and plots show the exploitability
-        return super().plan(solver, target=self.game.default_target, evaluate=evaluate)
+        return self.plan(*self.limits(target=self.game.default_target), self, evaluate=evaluate)
 
     def progress_text(self, solver) -> str:
-        workers = self.where["workers"]
+        workers = solver.launch.on_workers  # fewer than at the start after lost ones
         return f"  {workers} workers on {self.where['nodes']} node(s)" if workers else ""
 
     def finish(self, solver, result) -> dict:
@@ -505,228 +524,67 @@ class _ExactRun(_Run):
 
 
 class _SampledRun(_Run):
-    """A sampled run: its exploitability is a bracket. Progress brackets take a quarter of the final
-    one's samples; with a target, one whose upper end meets it (or which says the target is out of
-    reach) is a screen: a bracket of the final samples then decides, and is the one printed at the end."""
+    """A sampled run: its policy is the library's (distcfr.solve.sampled_run.SampledRun); this prints
+    what it decides and writes what it ends with."""
 
-    def plan(self, solver) -> RunPlan:
+    saves_unevaluated_on_stop = True
+
+    def make_plan(self, solver) -> RunPlan:
+        args = self.args
         recovery = None
-        if solver.launch.resolved and not self.args.checkpoint:  # lost workers are recovered from a point of its own
+        if solver.launch.resolved and not args.checkpoint:  # lost workers are recovered from a point of its own
             self.recovery_folder = tempfile.TemporaryDirectory(prefix="distcfr-recovery-")
             recovery = Path(self.recovery_folder.name) / "recovery.ckpt"
             self.tidy_if_lost(glob.escape(self.recovery_folder.name))
-        target_only = self.args.iterations is None and self.args.minutes is None
-        fits = solver.launch.progress_brackets  # a bracket fits beside the run (and so does a reading)
-        evaluate = fits and (self.target is not None or self.per_class >= MIN_PROGRESS_PER_CLASS)
-        if fits and not evaluate:
-            self.say(f"  progress brackets: none; at {self.per_class:,} deals per hand class (a quarter of the final "
-                     f"bracket's) they could not tell this strategy from an equilibrium; the final bracket, "
-                     f"{self.final_per_class:,} per class, comes at the end, and value readings say how far the "
-                     f"values still move")
-        plan = super().plan(solver, minutes=DEFAULT_MINUTES, evaluate=evaluate,
-                            eval_share=EVAL_SHARE, evaluator=self.progress_bracket, recovery=recovery,
-                            eval_forecast=None if self.target else self.bracket_forecast,
-                            give_up=self.out_of_reach if target_only else None, at_end=self.end_work,
-                            keep_evaluating=self.bracket_says_more, reader=self.read_values if fits else None,
-                            read_share=READ_SHARE)
-        self.time_limit = plan.seconds  # the default's too, where the command line gives no stopping rule
-        return plan
+        target, seconds = self.limits(minutes=DEFAULT_MINUTES)
+        settings = BracketSettings(args.bracket_samples, args.bracket_rounds, args.bracket_focus)
+        self.policy = policy = SampledRun(solver, settings, self, iterations=args.iterations, target=target,
+                                          seconds=seconds, eval_every=args.eval_every,
+                                          fits=solver.launch.progress_brackets)
+        self.first_deals = policy.first_deals
+        if policy.end_bound() and not args.quiet:
+            self.say("  " + policy.end_bound())
+        return self.plan(target, seconds, policy, evaluate=policy.evaluates, eval_share=policy.eval_share,
+                         recovery=recovery, read_share=policy.read_share)
 
-    def bracket_forecast(self, solver) -> float:
-        """How long the next progress bracket is expected to take: the last one's time, or before the first,
-        its drawn deals at BRACKET_DEAL_COST training deals each (at the run's rate so far); a first that
-        does not fit the brackets' share of the time yet says once when it will."""
-        if self.history:
-            return self.history[-1]["eval_seconds"]
-        elapsed = time.perf_counter() - self.start
-        per_deal = elapsed / max(solver.deals_done - self.first_deals, 1)
-        expected = BRACKET_DEAL_COST * drawn_deals(self.per_class, solver.kernel.n_classes) * per_deal
-        if expected > EVAL_SHARE * elapsed and not self.told_wait:
-            self.told_wait = True
-            when = expected / EVAL_SHARE
-            after = ("none comes before the run's end" if self.time_limit and when > self.time_limit else
-                     f"the first comes after about {duration(when)} of the run")
-            self.progress.note(f"  progress brackets: one of {self.per_class:,} deals per hand class may take about "
-                               f"{duration(expected)}; kept to {EVAL_SHARE:.0%} of the run's time, {after} (the "
-                               f"final bracket, {self.final_per_class:,} per class, comes at the end)")
-        return expected
-
-    def execute(self, solver) -> dict:
-        self.first_deals = solver.deals_done
-        self.latest, self.history = None, []  # the latest bracket and its iteration; a record of each
-        self.target, self.gave_up, self.warned = self.args.target_exploitability, False, False
-        self.told_wait = False  # the run said when its first progress bracket fits its share of the time
-        self.final_per_class = self.args.bracket_samples or default_per_class(solver.kernel)
-        self.per_class = max(2, self.final_per_class // PROGRESS_SHARE)
-        self.rounds = REFINE_ROUNDS if self.args.bracket_rounds is None else self.args.bracket_rounds
-        self.focus = FOCUS_SHARE if self.args.bracket_focus is None else self.args.bracket_focus
-        self.final_in_run = 0.0  # seconds of a final bracket made at the run's last iteration
-        self.readings = []  # value readings, on the same deals each time
-        self.read_per_class = int(np.clip(READ_DEALS // solver.kernel.n_classes, MIN_READ_PER_CLASS,
-                                          MAX_READ_PER_CLASS))
-        return super().execute(solver)
-
-    def read_values(self, solver) -> None:
-        """A value reading of the average strategy: the button's value per stack on the same deals
-        every time (:meth:`SampledSolver.values <distcfr.solve.sampled_solver.SampledSolver.values>`),
-        so that readings of the run show how far its values still move."""
-        value, se = solver.values(self.read_per_class)
-        self.readings.append({"seconds": time.perf_counter() - self.start, "iteration": solver.iteration,
-                              "value": value.tolist(), "value_se": se.tolist()})
-
-    def progress_bracket(self, solver) -> float:
-        """A bracket of the average strategy now; returns its upper end (the worst stack's). With a
-        target, a quarter-sample bracket that would stop the run is checked on the final samples; at
-        the run's last iteration the final bracket itself, which its end keeps (not a screen first)."""
-        began = time.perf_counter()
-        if self.args.iterations is not None and solver.iteration >= self.args.iterations:
-            bracket = self.record(solver, self.announced_final_bracket(solver, self.progress.note), began)
-            self.final_in_run = self.history[-1]["eval_seconds"]  # the end's work, not the run's: not in its time
-        else:
-            bracket = self.screened_bracket(solver, began)
-        if self.target and not self.warned and out_of_reach(bracket, self.target):
-            self.warned = True
-            self.progress.note(f"  target {target_head(self.target, self.game.unit)}: "
-                               + out_of_reach_text(self.target_summary(solver, bracket), self.game.unit))
-        return float(bracket.interval()[1].max())
-
-    def screened_bracket(self, solver, began: float):
-        """A progress bracket of a quarter of the samples (recorded); with a target, one that would stop
-        the run is checked on the final samples, which then decide. The first says what one costs."""
-        bracket = screen = solver.bracket(self.per_class, rounds=self.rounds, focus=self.focus)
-        screened = time.perf_counter()
-        checks = self.target and self.per_class < self.final_per_class
-        if checks and (screen.interval()[1].max() <= self.target or out_of_reach(screen, self.target)):
-            # what the run stops on, and prints at its end
-            bracket = solver.bracket(self.final_per_class, rounds=self.rounds, focus=self.focus)
-        bracket = self.record(solver, bracket, began, screened if bracket is not screen else began)
-        if len(self.history) == 1:
-            check = f"; one that would stop the run is checked on {self.final_per_class:,}" if checks else ""
-            self.progress.note(f"  bracket: {self.per_class:,} deals per hand class "
-                               f"({drawn_deals(self.per_class, solver.kernel.n_classes):,} deals, "
-                               f"{screen.extra_deals:,} more refining close classes, {screen.focus_deals:,} "
-                               f"choosing again the least certain) in {screened - began:.3g} s; "
-                               f"one at most every {self.args.eval_every} iteration(s), kept to {EVAL_SHARE:.0%} of "
-                               f"the run's time" + check)
-        return bracket
-
-    def record(self, solver, bracket, began: float, bracket_began: float | None = None):
-        """Keep ``bracket`` as the latest and its figures in the history; returns it. The evaluation
-        began at ``began``, the bracket itself at ``bracket_began`` (later where a screen came first)."""
-        now = time.perf_counter()
-        self.latest = (solver.iteration, bracket)
-        self.history.append({"seconds": now - self.start, "iteration": solver.iteration,
-                             "low": float(bracket.low.max()), "high": float(bracket.high.max()),
-                             "upper": float(bracket.interval()[1].max()), "per_class": bracket.per_class,
-                             "eval_seconds": now - began, "bracket_seconds": now - (bracket_began or began)})
-        return bracket
-
-    def bracket_says_more(self) -> bool:
-        """Whether progress brackets go on (a run without a target): not once one is noise-bound
-        (:func:`~distcfr.evaluate.reach.noise_bound`), which is said once; the final bracket, on four
-        times the samples, still comes at the end."""
-        iteration, bracket = self.latest
-        if not noise_bound(bracket):
-            return True
-        text, worst = self.worst_stack(bracket)
-        self.progress.note(f"  progress brackets stop at iteration {iteration:,}: at {bracket.per_class:,} deals per "
-                           f"hand class they cannot tell this strategy from an equilibrium: {text}, all within the "
-                           f"bracket's resolution {amount(float(bracket.resolution()[worst]), self.game.unit)}; "
-                           f"the final bracket has {self.final_per_class:,} per class")
-        return False
-
-    def out_of_reach(self) -> bool:
-        """Whether the latest bracket says the target is out of its reach (a run with no other stopping
-        rule then ends: it could not end otherwise)."""
-        self.gave_up = out_of_reach(self.latest[1], self.target)
-        return self.gave_up
-
-    def target_summary(self, solver, bracket) -> dict:
-        """Where the run stands against its target (:func:`~distcfr.evaluate.reach.target_summary`), what
-        its brackets cost (the final one's included) and whether it gave up on it."""
-        wall = time.perf_counter() - self.start
-        done = max(solver.iteration - self.first_iteration, 1)
-        return {**target_summary(self.target, bracket, self.game.variant_labels, self.history, solver.iteration,
-                                 wall / done),
-                "gave_up": self.gave_up, "eval_seconds": sum(h["eval_seconds"] for h in self.history),
-                "wall_seconds": wall}
+    def out_of_reach(self, summary: dict) -> None:
+        self.progress.note(f"  target {target_head(summary['target'], self.game.unit)}: "
+                           + out_of_reach_text(summary, self.game.unit))
 
     def exploitability_text(self, expl: float) -> str:
         """The latest bracket's worst stack and the iteration it is of (progress lines go on showing it
         until the next one)."""
-        iteration, bracket = self.latest
-        return f"{self.worst_stack(bracket)[0]} (iteration {iteration})"
-
-    def worst_stack(self, bracket) -> tuple[str, int]:
-        """(text, index) of the bracket's worst stack by its upper end: upper estimate and 95% interval,
-        and which stack it is where there are several."""
-        labels, (low, high) = self.game.variant_labels, bracket.interval()
-        worst = int(np.argmax(high))
-        where = f" at {labels[worst]}, the worst of {len(labels)} stacks" if len(labels) > 1 else ""
-        return exploitability_text(float(bracket.high[worst]), self.game.unit, (low[worst], high[worst])) + where, worst
+        iteration, bracket = self.policy.latest
+        return f"{self.policy.worst_stack(bracket)[0]} (iteration {iteration})"
 
     def progress_text(self, solver) -> str:
         rate = (solver.deals_done - self.first_deals) / max(time.perf_counter() - self.start, 1e-9)
-        workers = f"  {self.where['workers']} workers" if self.where["workers"] else ""
+        workers = solver.launch.on_workers  # fewer than at the start after lost ones
+        workers = f"  {workers} worker{'s' if workers > 1 else ''}" if workers else ""
         return f"  {rate:,.0f} deals/s  {np.median(solver.visits(1)):,.0f} visits per class{workers}"
 
-    def final_bracket(self, solver) -> tuple:
-        """(bracket, seconds it took): the run's last evaluation where it is of this iteration and the final
-        samples (a target met or an iteration cap), else a new bracket (recorded when the run has a target,
-        for its rate)."""
-        if self.latest and self.latest[0] == solver.iteration and self.latest[1].per_class == self.final_per_class:
-            return self.latest[1], self.history[-1]["bracket_seconds"]  # its own time, not its screen's
-        began = time.perf_counter()
-        bracket = self.announced_final_bracket(solver, self.say)
-        seconds = time.perf_counter() - began
-        return (self.record(solver, bracket, began) if self.target else bracket), seconds
+    def this_run(self, solver) -> dict:
+        return {"deals": solver.deals_done - self.first_deals}
 
-    def announced_final_bracket(self, solver, say):
-        """The final bracket, of the final samples, announced by ``say`` as it starts (with how long it
-        may take). The run's iterations are over: the current strategy's memory goes to it."""
-        solver.release_strategy()
-        per_class = self.final_per_class
-        say(f"  final exploitability bracket: {per_class:,} deals per hand class, "
-            f"{drawn_deals(per_class, solver.kernel.n_classes):,} deals, " + refine_text(per_class, self.rounds)
-            + self.final_bracket_estimate(solver.iteration))
-        return solver.bracket(per_class, rounds=self.rounds, focus=self.focus)
+    def deals_text(self, solver) -> str:
+        return f" ({solver.deals_done:,} deals)"
 
-    def final_bracket_estimate(self, iteration: int) -> str:
-        """How long the final bracket at ``iteration`` may take: the latest progress bracket's time scaled
-        by the samples (its deals, refinement included, grow with them); none for a short one, or without
-        a progress bracket in the run's second half (early ones refine most classes: 3x too long)."""
-        progress = [h for h in self.history if h["per_class"] == self.per_class]
-        if not progress or self.per_class == self.final_per_class or 2 * progress[-1]["iteration"] < iteration:
-            return ""
-        took = progress[-1]["bracket_seconds"]
-        expected = took * self.final_per_class / self.per_class
-        if expected < SAY_FINAL_BRACKET_TIME:
-            return ""
-        return (f"; about {duration(expected)} (the last progress bracket, {self.per_class:,} per class, "
-                f"took {took:.3g} s)")
-
-    def end_work(self, solver) -> None:
-        """The run's end work on its workers (the plan's ``at_end``, where a lost worker is recovered
-        from): the last value reading, the final bracket and the average strategy."""
-        self.progress.close()
-        read = not self.readings or self.readings[-1]["iteration"] != solver.iteration
-        if read and solver.launch.progress_brackets:  # a reading fits beside the run where a bracket does
-            self.read_values(solver)  # the run's last reading, before the final bracket's time
-        self.final = (*self.final_bracket(solver), solver.average_strategy())
+    def unevaluated_text(self) -> str:
+        return ""
 
     def finish(self, solver, result) -> dict:
-        args, game = self.args, self.game
-        bracket, seconds, strategy = self.final
+        args, game, policy = self.args, self.game, self.policy
+        bracket, seconds, strategy = policy.result
         solver.close()
-        result.wall_seconds -= self.final_in_run  # the run's time is its iterations' (progress brackets in)
+        result.wall_seconds -= policy.final_in_run  # the run's time is its iterations' (progress brackets in)
         summary = sampled_summary(game, solver, bracket, result.wall_seconds, result.iterations_run,
                                   solver.deals_done - self.first_deals)
-        summary["bracket_history"] = self.history
-        summary["settling"] = settling(self.readings, game.variant_values, self.read_per_class,
-                                       self.read_per_class * solver.kernel.n_classes)
+        summary["bracket_history"] = policy.history
+        summary["settling"] = settling(policy.readings, game.variant_values, policy.read_per_class,
+                                       policy.read_per_class * solver.kernel.n_classes)
         summary["bracket"] = bracket_cost(bracket, solver.kernel.n_classes, seconds, self.where["workers"])
-        if self.target:
-            summary["target"] = self.target_summary(solver, bracket)
+        if policy.target:
+            summary["target"] = policy.target_summary(solver, bracket)
         self.add_exact(summary, strategy)
         if args.checkpoint or args.resume:
             summary["checkpoint"] = {
@@ -763,15 +621,6 @@ class _SampledRun(_Run):
             print(f"  plot written to {self.args.plot}")
 
 
-def refine_text(per_class: int, rounds: int = REFINE_ROUNDS) -> str:
-    """What the refinement adds to a bracket of ``per_class`` deals per class in ``rounds``, in words."""
-    if not rounds:
-        return "no refinement of close classes (--bracket-rounds 0)"
-    first, *later = refine_steps(per_class, rounds=rounds)
-    again = "".join(f", {n:,} more for each still close" for n in later)
-    return f"plus {first:,} for each class whose best response is close{again}"
-
-
 def _single_stack_value(game, solver):
     """value_at(stack): the game solved exactly at one stack with the run's rule (to 1e-7 BB, far
     below the value differences bisected)."""
@@ -784,13 +633,8 @@ def _single_stack_value(game, solver):
     return value_at
 
 
-def _stop_on_sigterm(signum, frame):
-    raise KeyboardInterrupt  # outside a run's own handling (the end's work): as Ctrl-C
-
-
-def main(argv=None) -> int:
-    previous = signal.getsignal(signal.SIGTERM)
-    guard = StartGuard("distcfr.train")
+def main(argv=None, guard: StartGuard | None = None) -> int:
+    guard = guard or StartGuard("distcfr.train")
     try:
         args = build_parser().parse_args(argv)
         with interrupts_unwrapped():
@@ -803,10 +647,8 @@ def main(argv=None) -> int:
         return 130
     finally:
         guard.disarm()
-        if previous is not None and threading.current_thread() is threading.main_thread():
-            signal.signal(signal.SIGTERM, previous)
     return 130 if summary.get("interrupted") else 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main(guard=_GUARD))

@@ -110,7 +110,7 @@ def chunk_values(game: SampledDraw27, sigma, c1, c2, wt, button: bool) -> dict[s
 
 
 def block_values(v, ones) -> dict[str, tuple]:
-    """Block name -> (per-deal action values, per-deal own reach (D, B)) from :func:`chunk_values`."""
+    """Table name -> (per-deal action values, per-deal own reach (D, B)) from :func:`chunk_values`."""
     p, q, v2 = v["p"], v["q"], v["v2"]
     out = {"bb_call": (np.stack([-p, -p * v2], axis=-1), ones), "bb_draw": (v["q_bb_draw"], q)}
     if "x" in v:
@@ -135,7 +135,7 @@ def cfr_values(game: SampledDraw27, sigma: dict[str, np.ndarray], deals: np.ndar
     c1, c2, can1, can2, stub = c1[order], c2[order], can1[:, order], can2[:, order], stub[:, order]
     classes = (c1, c2)  # per player
     sums = {b.name: (_Accumulator(classes[b.player], b.shape, bits, game.n_classes), b.player)
-            for b in game.blocks if b.player in players}
+            for b in game.strategy_tables if b.player in players}
     later: dict[str, list] = {}  # the other player's (smaller) per-deal values, summed once at the end
     for cut, wt in showdown_chunks(game, can1, can2, stub):
         v = chunk_values(game, sigma, c1[cut], c2[cut], wt, button=0 in players)
@@ -229,8 +229,8 @@ def solve_sampled(ranks: int, suits: int, hand: int, stacks, iterations: int, ba
         raise ValueError(f"rule must be one of {sorted(RULES)}, not {rule!r}")
     game = SampledDraw27(ranks, suits, hand, stacks)
     weight, sum_weight = RULES[rule]
-    regrets = {b.name: np.zeros((game.n_classes, *b.shape)) for b in game.blocks}
-    sums = {b.name: np.zeros((game.n_classes, *b.shape)) for b in game.blocks}
+    regrets = {b.name: np.zeros((game.n_classes, *b.shape)) for b in game.strategy_tables}
+    sums = {b.name: np.zeros((game.n_classes, *b.shape)) for b in game.strategy_tables}
     for t in range(1, iterations + 1):
         for player in (0, 1):
             sigma = {name: regret_matching(r) for name, r in regrets.items()}

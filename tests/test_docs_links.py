@@ -1,6 +1,6 @@
 """The repository stands alone: every file the documentation points to is in it.
 
-Checked in README.md, cluster/README.md and docs/*.md: Markdown links and images
+Checked in README.md, cluster/README.md, docs/*.md and the lab notes docs/lab/*.md: Markdown links and images
 ``[text](path)``, and repository paths written in code (inline backticks and fenced blocks):
 ``docs/GAMES.md``, ``bench/stacks.py``, ``cluster/aws-cluster.yaml``, and paths inside the
 package written from its root (``io/schema.py``, ``evaluate/simulate.py``). Outside paths
@@ -14,7 +14,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-DOCS = [ROOT / "README.md", ROOT / "cluster" / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+USER_DOCS = [ROOT / "README.md", ROOT / "cluster" / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+LAB_NOTES = sorted((ROOT / "docs" / "lab").glob("*.md"))
+DOCS = USER_DOCS + LAB_NOTES
 OUTSIDE = "../" + "shared"  # spelled in two pieces so that this file does not contain it
 
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
@@ -39,9 +41,9 @@ def targets(folder: Path, text: str) -> list[tuple[str, Path]]:
     in ``folder`` mentions (links relative to ``folder``, code paths to the repository's root)."""
     out = []
     for link in LINK.findall(FENCE.sub("", text)):
-        if re.match(r"[a-z][a-z0-9+.-]*:", link) or link.startswith("#"):  # a URL, mail or an anchor
+        if re.match(r"[a-z][a-z0-9+.-]*:", link):  # a URL or mail
             continue
-        out.append((link, (folder / link.split("#")[0]).resolve()))
+        out.append((link, (folder / link.split("#")[0]).resolve()))  # an anchor alone: this document
     code = code_of(text)
     out += [(p, (ROOT / p).resolve()) for p in REPO_PATH.findall(code)]
     out += [(p, (ROOT / "distcfr" / p).resolve()) for p in PACKAGE_PATH.findall(code)]
@@ -50,7 +52,8 @@ def targets(folder: Path, text: str) -> list[tuple[str, Path]]:
 
 def test_the_documents_are_found():
     names = [d.relative_to(ROOT).as_posix() for d in DOCS]
-    assert {"README.md", "cluster/README.md", "docs/GAMES.md", "docs/SEEDS.md"} <= set(names)
+    assert {"README.md", "cluster/README.md", "docs/GAMES.md", "docs/SEEDS.md", "docs/SAMPLED.md",
+            "docs/lab/SAMPLED-history.md"} <= set(names)
     found = {name: [w for w, _ in targets(d.parent, d.read_text())] for name, d in zip(names, DOCS)}
     assert "docs/GAMES.md" in found["README.md"] and "SEEDS.md" in found["docs/GAMES.md"]  # links are read
     assert "cluster/aws-cluster.yaml" in found["cluster/README.md"]  # and paths in code
@@ -66,6 +69,7 @@ def anchors(doc: Path) -> set[str]:
 def test_every_path_a_document_mentions_is_in_the_repository(doc):
     problems = []
     for written, path in targets(doc.parent, doc.read_text()):
+        path = doc if written.startswith("#") else path
         if not path.is_relative_to(ROOT):
             problems.append(f"{written} (outside the repository)")
         elif not path.exists():
@@ -76,12 +80,12 @@ def test_every_path_a_document_mentions_is_in_the_repository(doc):
 
 
 def test_the_path_finder():
-    text = ("See [games](docs/GAMES.md#draw27) and ![plot](docs/sweep39.png), `python bench/stacks.py`, "
+    text = ("See [games](docs/GAMES.md#draw27) and ![plot](docs/lab/sweep39.png), `python bench/stacks.py`, "
             "`io/schema.py`, `--out /shared/ckpt.msgpack`, `strategy.msgpack`, `--name distcfr/ray-token`, "
             "[site](https://ray.io).\n"
             "```bash\nray up cluster/aws-cluster.yaml\n```\n")
     found = targets(ROOT, text)
-    assert [w for w, _ in found] == ["docs/GAMES.md#draw27", "docs/sweep39.png", "cluster/aws-cluster.yaml",
+    assert [w for w, _ in found] == ["docs/GAMES.md#draw27", "docs/lab/sweep39.png", "cluster/aws-cluster.yaml",
                                      "bench/stacks.py", "io/schema.py"]
     assert found[-1][1] == ROOT / "distcfr" / "io" / "schema.py"
     assert {"draw27", "the-games-and-their-exact-rules", "deuce-to-seven-order-lower-wins"} <= anchors(

@@ -1,6 +1,6 @@
 """The package's import graph: no cycles, and every dependency points one way.
 
-    errors, cards  <-  games  <-  engine  <-  evaluate  <-  present, solve  <-  the CLI modules
+    errors, cards, stopping  <-  games  <-  engine  <-  evaluate  <-  present, solve  <-  the CLI modules
                         io (files: arrays and fields only)  <-  evaluate, solve
                         engine  <-  distributed (the only place, with the CLI, that imports ray)  <-  solve
 
@@ -15,17 +15,18 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1] / "distcfr"
-BASE = {"errors", "cards"}
+BASE = {"errors", "cards", "stopping"}  # importable from every layer
 ALLOWED = {  # package -> packages it may import (besides itself)
     "errors": set(),
+    "stopping": set(),
     "cards": {"errors"},
-    "games": {"errors", "cards"},
-    "io": {"errors"},
-    "engine": {"errors", "cards", "games"},
-    "evaluate": {"errors", "cards", "games", "engine", "io"},
-    "present": {"errors", "cards", "games", "engine", "io", "evaluate"},
-    "solve": {"errors", "cards", "games", "engine", "io", "evaluate", "distributed"},
-    "distributed": {"errors", "games", "engine"},
+    "games": {"stopping", "errors", "cards"},
+    "io": {"stopping", "errors"},
+    "engine": {"stopping", "errors", "cards", "games"},
+    "evaluate": {"stopping", "errors", "cards", "games", "engine", "io"},
+    "present": {"stopping", "errors", "cards", "games", "engine", "io", "evaluate"},
+    "solve": {"stopping", "errors", "cards", "games", "engine", "io", "evaluate", "distributed"},
+    "distributed": {"stopping", "errors", "games", "engine"},
 }
 RAY_ALLOWED = {"distributed", "cli"}
 

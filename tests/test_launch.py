@@ -38,6 +38,19 @@ def test_both_solvers_keep_the_contract(sampling):
         solver.step()
         assert (solver.iteration, solver.phase) == (1, 0)
         assert solver.describe()["workers"] == 0
+        assert solver.deals_done > 0
+        bracket = solver.bracket(200)
+        low, high = bracket.interval()
+        assert low.shape == high.shape == (1,) and 0 <= low[0] <= high[0]
+        value, se = solver.values(50)
+        assert value.shape == se.shape == (1,) and se[0] >= 0
+        if not sampling:  # exact: the bracket's ends are the exact exploitability, the value has no error
+            strategy = solver.average_strategy()
+            assert low[0] == high[0] == strategy.exploitability() and se[0] == 0
+            assert value[0] == strategy.value()
+        solver.release_strategy()
+        solver.step()  # a further iteration after the release
+        assert solver.iteration == 2
 
 
 def test_options_a_mode_cannot_use_are_refused():
@@ -102,3 +115,28 @@ def test_a_solver_on_ray_releases_the_ray_it_started():
     done = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["1", "True", "False"]
+
+
+@pytest.mark.parametrize("placeable, expected", [(3, 3), (1, 1), (0, 0)])
+def test_a_rebuild_after_lost_workers_takes_what_the_cluster_can_place_down_to_this_process(
+        monkeypatch, placeable, expected):
+    """``--workers 4`` is the most asked for: the cluster's alive nodes list 3 CPUs, of which
+    ``placeable`` can be placed; one fewer is asked for each time, then the run goes on in this process."""
+    from distcfr.errors import TooFewCpus
+
+    monkeypatch.setattr("distcfr.distributed.runtime.alive_cpus", lambda: 3)
+    said, asked = [], []
+    launch = Launch(workers=4, report=said.append)
+    launch.on_workers = 4
+
+    def on_ray(n):
+        asked.append(n)
+        if n > placeable:
+            raise TooFewCpus(f"cannot give {n}")
+        return f"{n} workers"
+
+    shards = launch._rebuilt(4, on_ray, lambda: "in this process", lambda: None)
+    assert asked == list(range(3, max(placeable, 1) - 1, -1))  # never more than the alive CPUs
+    assert launch.on_workers == expected and shards == (f"{expected} workers" if expected else "in this process")
+    assert said == [f"  workers lost: the run goes on with {expected} of the 4 asked for (it had 4)" if expected else
+                    "  workers lost: the cluster has no CPU left for one; the run goes on in this process (it had 4)"]

@@ -29,9 +29,9 @@ def test_a_sampled_class_strategy_file(tmp_path):
     kernel = sampled_kernel(game)
     rng = np.random.default_rng(0)
     tables = {}
-    for block in kernel.blocks:
-        x = rng.random((kernel.n_classes, *block.shape))
-        tables[block.name] = (x / x.sum(-1, keepdims=True)).astype(np.float32)
+    for spec in kernel.strategy_tables:
+        x = rng.random((kernel.n_classes, *spec.shape))
+        tables[spec.name] = (x / x.sum(-1, keepdims=True)).astype(np.float32)
     ClassStrategy(game, tables, meta={"iterations": 7}).save(tmp_path / "sampled.msgpack")
     loaded = distcfr.load_strategy(tmp_path / "sampled.msgpack")
     assert isinstance(loaded, ClassStrategy) and loaded.game.spec == game.spec and loaded.meta["iterations"] == 7

@@ -133,9 +133,9 @@ def random_strategy(game, seed: int) -> ClassStrategy:
     kernel = sampled_kernel(game)
     rng = np.random.default_rng(seed)
     tables = {}
-    for block in kernel.blocks:
-        x = rng.random((kernel.n_classes, *block.shape)) ** 3  # skewed
-        tables[block.name] = (x / x.sum(-1, keepdims=True)).astype(np.float32)
+    for spec in kernel.strategy_tables:
+        x = rng.random((kernel.n_classes, *spec.shape)) ** 3  # skewed
+        tables[spec.name] = (x / x.sum(-1, keepdims=True)).astype(np.float32)
     return ClassStrategy(game, tables)
 
 

@@ -1,6 +1,7 @@
 """A real two-node Ray cluster, one `ray start` per Linux network namespace (tests/netns_cluster.py),
 gives the same bytes as a run without Ray, sampled and exact; an exact run on three nodes still
-does after losing one, and a sampled one after losing one or having one cut off for 10 s; losing
+does after losing one, and a sampled one after losing one or having one cut off for 10 s; on two
+nodes of one CPU, a run of either mode that loses its worker node goes on on the head's CPU; losing
 the head ends a run within seconds in one line, and its checkpoint resumes to the same bytes; the
 harness's teardown leaves no process and no namespace behind, also when the test body raised;
 without root or `ip` the harness gives a reason to skip and makes nothing.
@@ -262,3 +263,34 @@ def test_a_machine_without_namespaces_raises_a_reason_to_skip_and_makes_nothing(
         with cluster:
             pass
     assert cluster.made == [] and not cluster.groups
+
+
+RAY_NOISE = ("Traceback", "Unhandled error", "RayTaskError", "ActorDiedError", "ActorUnavailableError")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("argv", [SAMPLED_LONG, EXACT_LONG], ids=["sampled", "exact"])
+def test_a_run_losing_its_worker_node_goes_on_on_the_heads_one_cpu(tmp_path, argv):
+    """25-45 s each. Two nodes of one CPU, a worker on each; the worker node's process group is killed
+    (SIGKILL) after the first checkpoint: nothing is left for a second worker, so the run goes on on one
+    worker, on the head (sampled: from its checkpoint; exact: the pass again, its tables are in the
+    driver), says so, and ends with the bytes of the undisturbed run and no Ray traceback after its
+    own lines. --workers 2 is the most it asks for."""
+    ckpt = tmp_path / "run.ckpt"
+    with cluster_or_skip(nodes=2, cpus_per_node=1, quick_health_checks=True) as c:
+        driver = c.popen([sys.executable, "-m", "distcfr.train", *argv, "--workers", "2", "--address",
+                          c.address, "--no-tables", "--out", str(tmp_path / "cluster.msgpack"), "--summary-json",
+                          str(tmp_path / "cluster.json"), "--checkpoint", str(ckpt)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert wait_for(lambda: 1 in actor_nodes(c) and ckpt.exists(), 60)
+        c.kill_node(1)
+        out, err = driver.communicate(timeout=240)
+        assert driver.returncode == 0, err[-3000:]
+        data = json.loads((tmp_path / "cluster.json").read_text())
+    assert "the run goes on with 1 of the 2 asked for (it had 2)" in out, out[-3000:]
+    if argv is SAMPLED_LONG:
+        assert data["iterations"] == 200 and data["recoveries"][-1]["workers"] == 1
+        assert all(r["resumed_at"] >= 5 for r in data["recoveries"])
+    tail = (out.splitlines() + err.splitlines())[-15:]
+    assert not [line for line in tail if any(word in line for word in RAY_NOISE)], err[-3000:]
+    assert (tmp_path / "cluster.msgpack").read_bytes() == in_process(tmp_path, argv)

@@ -7,6 +7,7 @@ import time
 
 import numpy as np
 import pytest
+from hooks import hooks
 
 from distcfr.errors import WorkersLost
 from distcfr.solve.launch import open_solver
@@ -76,7 +77,7 @@ def test_a_worker_lost_in_an_evaluation_or_the_runs_end_work_is_recovered_with_t
         gathered.append((solver.iteration, solver.average_strategy().tables))
 
     plan = RunPlan(8, recovery=tmp_path / "recovery.ckpt", checkpoint_every=3, eval_every=4, evaluate=True,
-                   evaluator=killing_one_worker_first(evaluate), at_end=killing_one_worker_first(at_end))
+                   hooks=hooks(evaluate=killing_one_worker_first(evaluate), at_end=killing_one_worker_first(at_end)))
     with open_solver(SMALL, workers=2, **OPTIONS) as solver:
         result = run(solver, plan, handle_signals=False)
     assert [(r["lost_at"], r["resumed_at"]) for r in result.recoveries] == [(4, 3), (8, 6)]
@@ -96,7 +97,7 @@ def test_a_worker_lost_in_a_value_reading_is_recovered_with_the_same_bytes_and_r
         readings.append((solver.iteration, *solver.values(20)))
 
     plan = RunPlan(6, recovery=tmp_path / "recovery.ckpt", checkpoint_every=3, eval_every=4,
-                   reader=killing_one_worker_first(read), read_share=1.0)
+                   hooks=hooks(read=killing_one_worker_first(read)), read_share=1.0)
     with open_solver(SMALL, workers=2, **OPTIONS) as solver:
         result = run(solver, plan, handle_signals=False)
         disturbed = solver.average_strategy().tables
@@ -148,6 +149,9 @@ class _LosingOnce:
     def __init__(self, failed_rebuilds: int):
         self.iteration, self.failed_rebuilds, self.rebuilds = 0, failed_rebuilds, 0
 
+    def abandon_work(self):  # nothing runs on workers here
+        pass
+
     def step(self):
         if self.iteration == 2 and self.rebuilds == 0:
             raise WorkersLost("a worker died")
@@ -184,6 +188,9 @@ class _LostAtTheEnd:
     def __init__(self):
         self.iteration, self.rebuilds = 0, 0
 
+    def abandon_work(self):  # nothing runs on workers here
+        pass
+
     def step(self):
         time.sleep(0.01)
         self.iteration += 1
@@ -202,8 +209,32 @@ class _LostAtTheEnd:
 
 def test_a_timed_run_that_recovers_in_its_end_work_keeps_to_its_time_limit():
     solver = _LostAtTheEnd()
-    result = run(solver, RunPlan(seconds=0.3, at_end=solver.at_end), handle_signals=False)
+    result = run(solver, RunPlan(seconds=0.3, hooks=hooks(at_end=solver.at_end)), handle_signals=False)
     first = result.recoveries[0]["lost_at"]
     assert solver.rebuilds == 1 and first >= 20  # about 30 iterations in the 0.3 s
     assert solver.iteration <= 3 and result.iterations_run == solver.iteration  # the limit was spent
     assert result.wall_seconds < 0.3 + 0.1
+
+
+class _SlowRebuild(_LosingOnce):
+    """Workers lost at iteration 2, and a rebuild that would take a minute: a stop arrives meanwhile."""
+
+    def __init__(self):
+        super().__init__(failed_rebuilds=0)
+        self.saved = False
+
+    def recover(self, checkpoint):
+        self.rebuilds += 1
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(60)
+
+    def checkpoint(self):
+        self.saved = True
+        raise AssertionError("a half-built solver is not saved")
+
+
+def test_a_stop_while_workers_are_rebuilt_is_heard_at_once_and_saves_nothing(tmp_path):
+    solver, began = _SlowRebuild(), time.perf_counter()
+    result = run(solver, RunPlan(5, checkpoint=tmp_path / "ck", checkpoint_every=100))
+    assert time.perf_counter() - began < 5 and solver.rebuilds == 1
+    assert result.interrupted and result.recovering and not solver.saved and not result.recoveries

@@ -9,10 +9,12 @@ import time
 from pathlib import Path
 
 import pytest
+from hooks import hooks
 
 import distcfr
 from distcfr.errors import WorkersLost
-from distcfr.solve.run import RunPlan, StopRequested, run
+from distcfr.solve.run import RunPlan, run
+from distcfr.stopping import StopRequested
 
 SPEC = "draw27(ranks=6,suits=2,hand=2,stacks=2:4:1)"
 
@@ -75,6 +77,9 @@ class _SignalledWhileSaving:
     def workers_alive(self):
         return True
 
+    def abandon_work(self):
+        pass
+
 
 def test_workers_lost_to_a_signal_held_by_a_save_stop_the_run_and_are_not_rebuilt(tmp_path):
     solver = _SignalledWhileSaving()
@@ -91,6 +96,9 @@ class _Ticking:
     def __init__(self, seconds: float):
         self.iteration, self.seconds = 0, seconds
 
+    def abandon_work(self):  # nothing runs on workers here
+        pass
+
     def step(self):
         time.sleep(self.seconds)
         self.iteration += 1
@@ -99,7 +107,7 @@ class _Ticking:
 def test_a_time_limited_run_reads_once_at_half_its_time_whatever_its_readings_took():
     solver, reads = _Ticking(0.01), []
     plan = RunPlan(seconds=0.4, eval_every=10**6, read_share=0.0,  # no reading due by the cadence or the share
-                   reader=lambda s: reads.append((s.iteration, time.perf_counter())))
+                   hooks=hooks(read=lambda s: reads.append((s.iteration, time.perf_counter()))))
     began = time.perf_counter()
     run(solver, plan, handle_signals=False)
     assert len(reads) == 1
@@ -116,8 +124,8 @@ def test_a_due_evaluation_waits_until_its_expected_time_fits_its_share():
 
     for forecast in (None, lambda s: 0.2):
         looks.clear()
-        plan = RunPlan(iterations=60, eval_every=1, evaluate=True, eval_share=0.5, evaluator=evaluator,
-                       eval_forecast=forecast)
+        plan = RunPlan(iterations=60, eval_every=1, evaluate=True, eval_share=0.5,
+                       hooks=hooks(evaluate=evaluator, **({"forecast": forecast} if forecast else {})))
         began = time.perf_counter()
         run(_Ticking(0.01), plan, handle_signals=False)
         if forecast is None:
@@ -194,7 +202,7 @@ def test_a_signal_that_numba_wraps_in_a_system_error_still_stops_the_run():
                 from stop
         return 1.0
 
-    plan = RunPlan(iterations=3, eval_every=1, evaluate=True, evaluator=compiled_call_meets_the_signal)
+    plan = RunPlan(iterations=3, eval_every=1, evaluate=True, hooks=hooks(evaluate=compiled_call_meets_the_signal))
     began = time.perf_counter()
     result = run(_Ticking(0.0), plan)
     assert result.interrupted and time.perf_counter() - began < 2
@@ -203,11 +211,11 @@ def test_a_signal_that_numba_wraps_in_a_system_error_still_stops_the_run():
         raise SystemError("a compiled call failed on its own")
 
     with pytest.raises(SystemError, match="on its own"):
-        run(_Ticking(0.0), RunPlan(iterations=3, eval_every=1, evaluate=True, evaluator=broken))
+        run(_Ticking(0.0), RunPlan(iterations=3, eval_every=1, evaluate=True, hooks=hooks(evaluate=broken)))
 
 
 def test_interrupt_in_finds_a_stop_down_the_chain_and_nothing_elsewhere():
-    from distcfr.solve.run import interrupt_in
+    from distcfr.stopping import interrupt_in
 
     stop = StopRequested()
     unpickle = SystemError("<function _numba_unpickle> returned a result with an exception set")

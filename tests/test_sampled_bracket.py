@@ -52,7 +52,8 @@ def two_pass_best_response(game, profile, deals, player):
 def test_one_pass_best_response_is_the_two_pass_one(dims):
     game = SampledDraw27(*dims, stacks=(2.0, 5.0))
     rng = np.random.default_rng(1)
-    sigma = {b.name: rng.dirichlet(np.full(b.n_actions, 0.3), (game.n_classes, *b.shape[:-1])) for b in game.blocks}
+    sigma = {b.name: rng.dirichlet(np.full(b.n_actions, 0.3), (game.n_classes, *b.shape[:-1]))
+             for b in game.strategy_tables}
     for player in (0, 1):
         deals = game.sample_deals_of_classes(3, 0, player, 0, min(40, game.n_classes), 50)
         one, two = ({name: table.copy() for name, table in sigma.items()} for _ in range(2))
@@ -119,7 +120,8 @@ def test_a_further_round_refines_the_classes_still_close(solved):
 def test_a_deal_of_several_stubs_is_worth_the_mean_of_its_stubs():
     game = SampledDraw27(8, 2, 3, stacks=(2.0, 5.0))
     rng = np.random.default_rng(1)
-    sigma = {b.name: rng.dirichlet(np.full(b.n_actions, 0.3), (game.n_classes, *b.shape[:-1])) for b in game.blocks}
+    sigma = {b.name: rng.dirichlet(np.full(b.n_actions, 0.3), (game.n_classes, *b.shape[:-1]))
+             for b in game.strategy_tables}
     h = game.hand
     for player in (0, 1):
         deals = game.sample_deals_of_classes(3, 0, player, 0, 40, 20, stubs=4)
@@ -198,7 +200,7 @@ def solved_with_latest():
     value = avg.to_exact().value_per_variant
     gains = []
     for player in (0, 1):
-        mine = {b.name for b in avg.kernel.blocks if b.player == player}
+        mine = {b.name for b in avg.kernel.strategy_tables if b.player == player}
         profile = {name: (latest[name] if name in mine else table).astype(np.float64)
                    for name, table in avg.tables.items()}
         gains.append((1 - 2 * player) * (ClassStrategy(game, profile).to_exact().value_per_variant - value))

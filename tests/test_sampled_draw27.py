@@ -59,7 +59,7 @@ def test_showdown_matrix_matches_brute_force(ranks, suits, hand):
 
 def random_sigma(game: SampledDraw27, rng, dtype=np.float64) -> dict:
     out = {}
-    for b in game.blocks:
+    for b in game.strategy_tables:
         x = rng.random((game.n_classes, *b.shape), dtype=dtype)
         x *= x  # skewed, never exactly 0
         out[b.name] = x / x.sum(-1, keepdims=True)
@@ -298,7 +298,7 @@ def test_batch_sums_are_exact_whatever_the_grouping_of_deals(stacks):
             assert np.array_equal(sums.rows, summed.rows)
             assert sums.fixed_q.tobytes() == summed.fixed_q.tobytes()
             assert sums.fixed_reach.tobytes() == summed.fixed_reach.tobytes()
-        dense = np.zeros((game.n_classes, *game.block(name).shape))  # the float64 sums, for scale
+        dense = np.zeros((game.n_classes, *game.strategy_table(name).shape))  # the float64 sums, for scale
         for part in np.array_split(deals, 10):
             got = cfr_values(game, sigma, part, bits=bits)[name]
             dense[got.rows] += got.q
@@ -457,7 +457,7 @@ def test_sums_of_deals_of_several_stubs_are_the_mean_of_each_stubs_sums(player):
     game = SampledDraw27(8, 2, 3, stacks=(2.0, 5.0, 9.0))
     rng = np.random.default_rng(1)
     sigma = {}
-    for b in game.blocks:
+    for b in game.strategy_tables:
         t = rng.random((game.n_classes, *b.shape)) * (rng.random((game.n_classes, *b.shape)) > 0.4)
         sigma[b.name] = (t / np.maximum(t.sum(-1, keepdims=True), 1e-9)).astype(np.float32)
     counts = np.array([3, 0, 5, 2, 1])

@@ -9,6 +9,7 @@ import pytest
 from reference_sampled import solve_sampled
 
 import distcfr
+from distcfr.engine.deal_schedule import DealSchedule
 from distcfr.engine.kernels import sampled_kernel
 from distcfr.evaluate.class_strategy import load_class_strategy
 from distcfr.solve.checkpoint import SampledCheckpoint
@@ -391,7 +392,7 @@ def test_the_default_deal_shares_follow_the_decks_classes():
     assert default_deal_shares(sampled_kernel(distcfr.load_game("draw27(ranks=13,suits=2,hand=3,stacks=10)"))) == (4, 1)
     assert default_deal_shares(sampled_kernel(distcfr.load_game("draw27(ranks=10,suits=4,hand=3,stacks=10)"))) == (1, 1)
     solver = SampledSolver(distcfr.load_game("draw27(ranks=8,suits=2,hand=3,stacks=10)"), batch=300, seed=0, shards=2)
-    assert solver.deal_shares == (1, 1) and solver.halves == (300, 300)
+    assert solver.deal_shares == (1, 1) and solver.schedule == DealSchedule(300, 300)
 
 
 def test_deal_shares_are_kept_by_checkpoints_and_resume_bitwise(tmp_path):

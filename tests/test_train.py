@@ -16,7 +16,10 @@ from distcfr.evaluate.class_strategy import MAX_PER_CLASS
 from distcfr.evaluate.units import figure
 from distcfr.present.run_summary import duration
 from distcfr.progress import Progress
-from distcfr.train import PROGRESS_SHARE, main
+from distcfr.solve.sampled_run import PROGRESS_SHARE
+from distcfr.train import main
+
+RUN_POLICY = "distcfr.solve.sampled_run"  # where a sampled run's settings live
 
 SMALL = "draw27(ranks=6,suits=2,hand=2,stacks=3)"  # 36 hand classes: a bracket of 16,000 per class in ~2 s
 FIGURE = r"(\d+\.\d+|\d\.\d\de-\d\d|0)"
@@ -121,8 +124,8 @@ def test_show_exact_refuses_an_exact_file(tmp_path, capsys):
 def test_a_sampled_run_reads_its_values_on_the_same_deals_and_says_how_far_they_moved(tmp_path, capsys, monkeypatch):
     from distcfr.evaluate.load import load_strategy
 
-    monkeypatch.setattr("distcfr.train.READ_SHARE", 1.0)  # every due reading is taken, however long it takes
-    monkeypatch.setattr("distcfr.train.READ_DEALS", 36 * 300)
+    monkeypatch.setattr(RUN_POLICY + ".READ_SHARE", 1.0)  # every due reading is taken, however long it takes
+    monkeypatch.setattr(RUN_POLICY + ".READ_DEALS", 36 * 300)
     spec = "draw27(ranks=6,suits=2,hand=2,stacks=2:8:3)"
     out, _, data = train(tmp_path, capsys, "--game", spec, "--sampling", "--iterations", "30", "--eval-every", "5",
                          "--bracket-samples", "100", "--quiet")
@@ -189,22 +192,18 @@ def test_a_sampled_summary_says_what_its_bracket_cost(tmp_path, capsys):
 
 
 def test_the_final_bracket_says_how_long_it_may_take_from_the_last_progress_bracket(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr("distcfr.train.EVAL_SHARE", math.inf)  # every due bracket runs, however long it takes
-    monkeypatch.setattr("distcfr.train.SAY_FINAL_BRACKET_TIME", 0.0)  # said however short (from 10 s in use)
+    monkeypatch.setattr(RUN_POLICY + ".EVAL_SHARE", math.inf)  # every due bracket runs, however long it takes
+    monkeypatch.setattr(RUN_POLICY + ".SAY_FINAL_BRACKET_TIME", 0.0)  # said however short (from 10 s in use)
     _, err, data = train(tmp_path, capsys, "--game", SMALL, "--sampling", "--iterations", "6", "--eval-every", "2",
                          "--bracket-samples", "400")
     last = [h for h in data["bracket_history"] if h["per_class"] == 100][-1]  # a quarter of the samples
     line = next(line for line in err.splitlines() if line.startswith("  final exploitability bracket: "))
     took = last["bracket_seconds"]
-    assert line.endswith(f"; about {duration(4 * took)} (the last progress bracket, 100 per class, took {took:.3g} s)")
-    _, err, _ = train(tmp_path, capsys, "--game", SMALL, "--sampling", "--iterations", "6", "--eval-every", "2",
-                      "--bracket-samples", "2")
-    line = next(line for line in err.splitlines() if line.startswith("  final exploitability bracket: "))
-    assert "about" not in line  # progress brackets of the final samples: nothing to scale
+    assert line.endswith(f"; about {duration(4 * took)}")  # the last progress bracket's time, scaled by the deals
 
 
 def test_the_last_iteration_gets_the_final_bracket_once_not_a_screen_before_it(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr("distcfr.train.EVAL_SHARE", math.inf)  # every due bracket runs, however long it takes
+    monkeypatch.setattr(RUN_POLICY + ".EVAL_SHARE", math.inf)  # every due bracket runs, however long it takes
     # (a deck whose progress brackets go on: on SMALL they stop at once, noise-bound, and the end makes the final one)
     _, err, data = train(tmp_path, capsys, "--game", "draw27(ranks=8,suits=2,hand=3,stacks=10)", "--sampling",
                          "--iterations", "20", "--eval-every", "10", "--bracket-samples", "400")
@@ -275,8 +274,8 @@ def test_progress_lines_say_the_brackets_worst_stack_in_bb_and_mbb(tmp_path, cap
 
 
 def test_progress_brackets_stop_once_one_cannot_tell_the_strategy_from_an_equilibrium(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr("distcfr.train.EVAL_SHARE", math.inf)  # every due bracket runs, however long it takes
-    monkeypatch.setattr("distcfr.train.MIN_PROGRESS_PER_CLASS", 2)  # and made of 2 deals per class (16 in use)
+    monkeypatch.setattr(RUN_POLICY + ".EVAL_SHARE", math.inf)  # every due bracket runs, however long it takes
+    monkeypatch.setattr(RUN_POLICY + ".MIN_PROGRESS_PER_CLASS", 2)  # and made of 2 deals per class (16 in use)
     _, err, data = train(tmp_path, capsys, "--game", SMALL, "--sampling", "--iterations", "60", "--eval-every", "5",
                          "--bracket-samples", "8")
     stopped = re.search(r"progress brackets stop at iteration (\d+): at 2 deals per hand class they cannot tell this "
@@ -290,7 +289,7 @@ def test_progress_brackets_stop_once_one_cannot_tell_the_strategy_from_an_equili
 
 
 def test_progress_brackets_too_small_to_tell_anything_are_not_made(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr("distcfr.train.READ_SHARE", 1.0)  # every due reading is taken, however long it takes
+    monkeypatch.setattr(RUN_POLICY + ".READ_SHARE", 1.0)  # every due reading is taken, however long it takes
     _, err, data = train(tmp_path, capsys, "--game", SMALL, "--sampling", "--iterations", "20", "--eval-every", "5",
                          "--bracket-samples", "8")
     assert err.count("  progress brackets: none; at 2 deals per hand class (a quarter of the final bracket's) they "
@@ -301,7 +300,7 @@ def test_progress_brackets_too_small_to_tell_anything_are_not_made(tmp_path, cap
 
 
 def test_a_progress_bracket_waits_until_its_expected_time_fits_the_brackets_share(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr("distcfr.train.BRACKET_DEAL_COST", 10**9)  # one would take days
+    monkeypatch.setattr(RUN_POLICY + ".BRACKET_DEAL_COST", 10**9)  # one would take days
     _, err, data = train(tmp_path, capsys, "--game", SMALL, "--sampling", "--iterations", "20", "--eval-every", "5",
                          "--bracket-samples", "400")
     said = re.findall(r"  progress brackets: one of 100 deals per hand class may take about (.+); kept to 10% of the "
@@ -312,10 +311,10 @@ def test_a_progress_bracket_waits_until_its_expected_time_fits_the_brackets_shar
     _, err, _ = train(tmp_path, capsys, "--game", SMALL, "--sampling", "--minutes", "0.02", "--eval-every", "5",
                       "--bracket-samples", "400")
     assert "kept to 10% of the run's time, none comes before the run's end" in err
-    monkeypatch.setattr("distcfr.train.DEFAULT_MINUTES", 0.02)  # the limit of a run given no stopping rule
+    monkeypatch.setattr(RUN_POLICY + ".DEFAULT_MINUTES", 0.02)  # the limit of a run given no stopping rule
     _, err, _ = train(tmp_path, capsys, "--game", SMALL, "--sampling", "--eval-every", "5", "--bracket-samples", "400")
     assert "kept to 10% of the run's time, none comes before the run's end" in err
-    monkeypatch.setattr("distcfr.train.BRACKET_DEAL_COST", 0)  # free: due ones are made while they take their share
+    monkeypatch.setattr(RUN_POLICY + ".BRACKET_DEAL_COST", 0)  # free: due ones are made while they take their share
     _, err, data = train(tmp_path, capsys, "--game", SMALL, "--sampling", "--iterations", "20", "--eval-every", "5",
                          "--bracket-samples", "400")
     assert data["bracket_history"][0]["iteration"] == 5 and "progress brackets: one of" not in err
@@ -405,6 +404,12 @@ def test_workers_gone_when_the_interrupted_strategy_is_gathered_end_the_run_in_o
     class GoneWorkers:
         iteration, mode = 7, "sampled"
 
+        def workers_alive(self):  # as Ray saw them just before
+            return True
+
+        def abandon_work(self):
+            pass
+
         def average_strategy(self):
             raise WorkersLost("a sampled worker died and its table rows with it")
 
@@ -443,3 +448,19 @@ def test_a_screen_meeting_the_target_stops_the_run_only_where_the_final_samples_
     screens = [i for i, n in enumerate(asked) if n == MAX_PER_CLASS // PROGRESS_SHARE]
     assert screens and all(asked[i + 1] == MAX_PER_CLASS for i in screens)  # each screen checked on the final samples
     assert data["bracket"]["per_class"] == MAX_PER_CLASS and data["target"]["upper_end"] > 0.01
+
+
+def test_a_short_runs_final_bracket_is_sized_to_the_run_and_says_the_full_default(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(RUN_POLICY + ".FINAL_FLOOR_SECONDS", 0.0)  # no floor: the share alone bounds it
+    monkeypatch.setattr(RUN_POLICY + ".FINAL_SHARE", 1e-9)  # a share no bracket fits in
+    _, err, data = train(tmp_path, capsys, "--game", SMALL, "--sampling", "--iterations", "3")
+    assert (data["bracket"]["per_class"], data["bracket"]["refine_rounds"]) == (2, 0)  # the least: 2 a class, no round
+    line = next(line for line in err.splitlines() if line.startswith("  final exploitability bracket: "))
+    assert line.startswith("  final exploitability bracket: 2 deals per hand class")
+    assert f"the full default, --bracket-samples {MAX_PER_CLASS:,} --bracket-rounds 2, may take about" in line
+    assert "the final bracket takes at most about" in err  # said as the run begins
+    _, err, data = train(tmp_path, capsys, "--game", SMALL, "--sampling", "--iterations", "3", "--bracket-samples",
+                         "400")
+    assert data["bracket"]["per_class"] == 400 and data["bracket"]["refine_rounds"] == 2  # as asked: not sized
+    assert "sized to the run" not in err and "takes at most about" not in err
+

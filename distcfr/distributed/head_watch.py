@@ -24,13 +24,14 @@ import atexit
 import glob
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Callable
+
+from distcfr.stopping import end_process, ignore_stop_signals
 
 REFUSED_SECONDS = 3.0  # nothing listens on the head's port: its processes are gone
 SILENT_SECONDS = 30.0  # no answer at all: a link may come back (Ray's driver itself gives up at 60 s)
@@ -152,14 +153,7 @@ def _end(address: str, why: str) -> None:
     """The head is gone: tidy up, say the run's line on stderr, end the process."""
     _tell("bye", "")  # the line is said here, not by the guard
     _remove(_State.tidy)
-    line = _filled(_State.line, address, why)
-    try:
-        sys.stdout.flush()
-        os.write(sys.stderr.fileno(), (line + "\n").encode(errors="replace"))  # past any lock the main thread holds
-    except (OSError, ValueError, AttributeError):  # a stderr without a file (a harness's)
-        sys.stderr.write(line + "\n")
-        sys.stderr.flush()
-    os._exit(EXIT_CODE)
+    end_process(_filled(_State.line, address, why), EXIT_CODE)
 
 
 def _filled(line: str, address: str, why: str) -> str:
@@ -212,8 +206,7 @@ def _tell(kind: str, text: str, guard: subprocess.Popen | None = None) -> None:
 def guard(address: str) -> None:
     """The guard process: reads messages until the driver says goodbye or ends; if it ended
     without one while the head is gone, says the driver's line (after tidying up)."""
-    for sig in (signal.SIGINT, signal.SIGTERM):  # a signal to the whole group is the driver's to handle
-        signal.signal(sig, signal.SIG_IGN)
+    ignore_stop_signals()  # a signal to the whole group is the driver's to handle
     line, patterns = PLAIN_LINE, []
     for message in sys.stdin:
         kind, _, text = message.rstrip("\n").partition("\t")

@@ -4,6 +4,10 @@ Which worker count a run uses, and whether it fits, is the library's policy (dis
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from distcfr.engine.deal_schedule import DealSchedule
 
 
 def start_ray(workers: int, address: str | None) -> bool:
@@ -29,15 +33,18 @@ def available_cpus(address: str | None) -> int:
     return cluster_cpus()
 
 
-def ray_shard_set(spec: str, n_shards: int, workers: int):
-    """The exact game's shards on ``workers`` Ray actors (Ray running)."""
+def ray_shard_set(spec: str, n_shards: int, workers: int, ready_timeout: float = 120.0):
+    """The exact game's shards on ``workers`` Ray actors (Ray running); TooFewCpus where the cluster
+    cannot place them within ``ready_timeout`` seconds."""
     from distcfr.distributed.ray_shards import RayShards
 
-    return RayShards(spec, n_shards, workers)
+    return RayShards(spec, n_shards, workers, ready_timeout=ready_timeout)
 
 
-def ray_sampled_shard_set(spec: str, n_blocks: int, workers: int, seed: int, halves: tuple[int, int]):
-    """A sampled game's class blocks on ``workers`` Ray actors (Ray running)."""
+def ray_sampled_shard_set(spec: str, n_blocks: int, workers: int, seed: int, schedule: DealSchedule,
+                          ready_timeout: float = 120.0):
+    """A sampled game's class blocks on ``workers`` Ray actors (Ray running); TooFewCpus where the cluster
+    cannot place them within ``ready_timeout`` seconds."""
     from distcfr.distributed.ray_shards import RayClassBlocks
 
-    return RayClassBlocks(spec, n_blocks, workers, seed, halves)
+    return RayClassBlocks(spec, n_blocks, workers, seed, schedule, ready_timeout=ready_timeout)

@@ -19,23 +19,41 @@ failed call first asks the head watch (distcfr.distributed.head_watch), which en
 from __future__ import annotations
 
 import os
+import time
 
 import numpy as np
 import ray
 from ray.exceptions import GetTimeoutError, ObjectLostError, OutOfMemoryError, RayActorError
-from ray.util.placement_group import placement_group, remove_placement_group
+from ray.util.placement_group import placement_group, placement_group_table, remove_placement_group
 from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
 
 from distcfr.distributed import head_watch
+from distcfr.distributed.runtime import alive_cpus
 from distcfr.engine.best_response import BestResponseStateLost
 from distcfr.engine.class_blocks import ClassBlockGroup, ClassBlockSetBase, StrategyRows
+from distcfr.engine.deal_schedule import DealSchedule
 from distcfr.engine.shard_set import ShardGroup, ShardSetBase
-from distcfr.errors import ClusterError, WorkersLost
+from distcfr.errors import ClusterError, TooFewCpus, WorkersLost
+from distcfr.stopping import clear_stop, request_stop
 
 MAX_RESTARTS = 8  # per actor; past this the run stops with a ClusterError
+UNPLACED_SECONDS = 10.0  # an actor's restart unplaced this long: its worker is given up (the run goes on without it)
 
 
 class _ActorInfo:
+    """What every actor adds to the plain group it wraps: where it runs, and the stop requests of its
+    coordinator (:mod:`distcfr.stopping`)."""
+
+    @ray.method(concurrency_group="control")
+    def stop_work(self) -> None:
+        """Run beside the call in progress: its evaluation gives up at its next chunk, and so do
+        the evaluations queued behind it, until :meth:`resume_work`."""
+        request_stop()
+
+    def resume_work(self) -> None:
+        """Queued behind the calls given up: later calls run again."""
+        clear_stop()
+
     def node_id(self) -> str:
         return ray.get_runtime_context().get_node_id()
 
@@ -51,7 +69,8 @@ def _actor_class(group_class: type):
     if group_class not in _ACTOR_CLASSES:
         wrapped = type(f"{group_class.__name__}Actor", (group_class, _ActorInfo), {})
         restarts = MAX_RESTARTS if getattr(group_class, "restartable", True) else 0
-        _ACTOR_CLASSES[group_class] = ray.remote(num_cpus=1, max_restarts=restarts)(wrapped)
+        _ACTOR_CLASSES[group_class] = ray.remote(num_cpus=1, max_restarts=restarts,
+                                                 concurrency_groups={"control": 1})(wrapped)
     return _ACTOR_CLASSES[group_class]
 
 
@@ -67,12 +86,10 @@ class RayGroups:
         self.spec, self.n_shards, self.n_workers = spec, n_shards, n_workers
         self.blocks = [(w * n_shards // n_workers, (w + 1) * n_shards // n_workers) for w in range(n_workers)]
         self.group = placement_group([{"CPU": 1}] * n_workers, strategy="SPREAD")
-        try:
-            ray.get(self.group.ready(), timeout=ready_timeout)
-        except GetTimeoutError:
+        if not self._placed(ready_timeout):
             remove_placement_group(self.group)
-            raise ClusterError(f"the cluster cannot give {n_workers} workers one CPU each "
-                               f"(it has {int(ray.cluster_resources().get('CPU', 0))} CPUs)") from None
+            raise TooFewCpus(f"the cluster cannot give {n_workers} workers one CPU each "
+                             f"(it has {int(ray.cluster_resources().get('CPU', 0))} CPUs)") from None
         actor = _actor_class(self.group_class)
         self.actors = [
             actor.options(scheduling_strategy=PlacementGroupSchedulingStrategy(
@@ -85,6 +102,19 @@ class RayGroups:
             self.close()
             raise
 
+    def _placed(self, timeout: float) -> bool:
+        """Whether the placement group is ready within ``timeout`` seconds; False at once when the nodes
+        Ray counts alive have fewer CPUs than it asks for (a node given up while it waits)."""
+        ready, deadline = self.group.ready(), time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            try:
+                ray.get(ready, timeout=max(0.0, min(left, 0.5)))
+                return True
+            except GetTimeoutError:
+                if left <= 0.5 or alive_cpus() < self.n_workers:
+                    return False
+
     def _started(self) -> None:
         """Wait until every actor has built its shards."""
         self.pids()
@@ -94,6 +124,7 @@ class RayGroups:
         retries = -1 if getattr(self.group_class, method).rerunnable else 0
         refs = [ray.put(a) if isinstance(a, np.ndarray | dict) else a for a in args]  # big arguments go out once
         pending = [getattr(actor, method).options(max_task_retries=retries).remote(*refs) for actor in self.actors]
+        self._wait_placed(pending)
         results, lost = [], False
         for ref in pending:  # collect every answer before raising, so no call is left in flight
             try:
@@ -109,6 +140,28 @@ class RayGroups:
         if lost:
             raise BestResponseStateLost(method)
         return results
+
+    def _wait_placed(self, pending: list) -> None:
+        """Wait until every call in ``pending`` has ended. WorkersLost where the placement group has been
+        rescheduling for UNPLACED_SECONDS, or at once while the nodes Ray counts alive lack the CPUs: an
+        actor on a lost node waits to be restarted where the cluster has no CPU left for it (the run goes
+        on with fewer workers: distcfr.solve.launch)."""
+        unplaced = None
+        while ray.wait(pending, num_returns=len(pending), timeout=1.0)[1]:
+            if placement_group_table(self.group).get("state") == "CREATED":
+                unplaced = None
+                continue
+            unplaced = unplaced or time.monotonic()
+            if time.monotonic() - unplaced >= UNPLACED_SECONDS or alive_cpus() < self.n_workers:
+                head_watch.verdict()  # a lost head is not a lost worker: the watch ends the process
+                raise WorkersLost("a shard worker's node was lost and the cluster has no CPU to restart it on")
+
+    def abandon(self) -> None:
+        """Every actor gives up the evaluations it runs or has queued (within a chunk's time) and then
+        takes calls again; nothing is waited for here."""
+        for actor in self.actors:
+            actor.stop_work.remote()
+            actor.resume_work.remote()
 
     def pids(self) -> list[int]:
         return ray.get([a.pid.remote() for a in self.actors])
@@ -150,18 +203,19 @@ class _RayClassBlockGroup(ClassBlockGroup):
 
 
 class RayClassBlocks(RayGroups, ClassBlockSetBase):
-    """A sampled game's shards on Ray actors (``extra``: seed, the halves' deals), each owning its classes'
-    table rows. After each half-iteration an actor's new strategy rows of the player it updated go
+    """A sampled game's class blocks on Ray actors (``extra``: seed, the deal schedule), each owning its
+    classes' table rows. After each half-iteration an actor's new strategy rows of the player it updated go
     to the object store, where the others on its node read them in place in the next half; an
     actor on another node is sent only the rows its deals read. Nothing else moves. An actor that
     dies takes its rows with it: ``WorkersLost``, from which a run recovers (distcfr.solve.run)."""
 
     group_class = _RayClassBlockGroup
 
-    def __init__(self, spec: str, n_shards: int, n_workers: int, seed: int, halves: tuple[int, int]):
+    def __init__(self, spec: str, n_shards: int, n_workers: int, seed: int, schedule: DealSchedule,
+                 ready_timeout: float = 120.0):
         self.pending: tuple | None = None  # (player, [(strategy ref, deals ref) per actor])
         self.interruptible = False
-        super().__init__(spec, n_shards, n_workers, seed, halves)
+        super().__init__(spec, n_shards, n_workers, seed, schedule, ready_timeout=ready_timeout)
 
     def _started(self) -> None:
         rows = self._gather("rows")
@@ -233,6 +287,9 @@ class RayClassBlocks(RayGroups, ClassBlockSetBase):
     def _get(self, refs: list) -> list:
         try:
             return ray.get(refs)
+        except KeyboardInterrupt:  # a stop request: the actors give up their evaluations, so that what is saved
+            self.abandon()         # next (a checkpoint, the strategy) is not queued behind them
+            raise
         except OutOfMemoryError:  # the same run would run out again: not a loss to recover from
             raise ClusterError("a sampled worker was killed for memory and its table rows with it: use fewer "
                                "stacks, or more machines (--address)") from None

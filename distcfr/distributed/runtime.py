@@ -24,13 +24,18 @@ import time
 
 from distcfr.distributed import head_watch
 from distcfr.errors import ClusterError
+from distcfr.stopping import handlers_kept
 
 
 def _keep_signals_from_ray_core() -> None:
-    """Read by Ray at import: without it, Ray's C++ core installs absl's failure-signal handler in
-    this process, which turns a SIGTERM into a stack dump and an abort before distcfr's handler can
-    save anything (a signal to the whole process group while Ray starts)."""
+    """Read by Ray at import (the second at each error too): without the first, Ray's C++ core
+    installs absl's failure-signal handler in this process, which turns a SIGTERM into a stack dump
+    and an abort before distcfr's handler can save anything (a signal to the whole process group
+    while Ray starts)."""
     os.environ.setdefault("RAY_DISABLE_FAILURE_SIGNAL_HANDLER", "1")
+    # and the driver does not print Ray's "Unhandled error" blocks for results it never read: the calls of
+    # lost workers, or evaluations given up on a stop (distcfr says in one line what happened)
+    os.environ.setdefault("RAY_IGNORE_UNHANDLED_ERRORS", "1")
 
 
 AUTOSCALER_FAILURE = "The autoscaler failed"  # how Ray's report of its monitor's end begins
@@ -335,6 +340,13 @@ def _listening(address: str) -> bool:
     return head_watch.probe(address, timeout=0.2) == "up"
 
 
+def alive_cpus() -> int:
+    """CPUs of the nodes Ray counts alive now (Ray running): a lost node's go once Ray gives it up."""
+    import ray
+
+    return int(sum(node.get("Resources", {}).get("CPU", 0) for node in ray.nodes() if node.get("Alive")))
+
+
 def cluster_cpus() -> int:
     import ray
 
@@ -351,30 +363,18 @@ def _own_signal_handlers():
     """Keep this process's SIGINT and SIGTERM handlers (distcfr's) while Ray starts: ``ray.init``
     would install a SIGTERM handler of its own (``sys.exit(15)``, then a shutdown that waits a
     minute on Ray's processes, gone already when the whole process group was signalled). Where
-    Ray's hook cannot be held off, its exit is turned into a KeyboardInterrupt, as Ctrl-C is."""
-    import signal
-    import threading
-
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    saved = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    Ray's hook cannot be held off, its exit is turned into a KeyboardInterrupt, as Ctrl-C is
+    (:func:`distcfr.stopping.handlers_kept`)."""
     utils = getattr(getattr(sys.modules.get("ray"), "_private", None), "utils", None)
     hook = getattr(utils, "set_sigterm_handler", None)
     if hook is not None:
         utils.set_sigterm_handler = lambda handler: None
     try:
-        yield
-    except SystemExit as stop:
-        if stop.code != signal.SIGTERM:
-            raise
-        raise KeyboardInterrupt from None
+        with handlers_kept():
+            yield
     finally:
         if hook is not None:
             utils.set_sigterm_handler = hook
-        for sig, handler in saved.items():
-            if handler is not None:
-                signal.signal(sig, handler)
 
 
 @contextlib.contextmanager

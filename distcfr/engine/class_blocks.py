@@ -24,6 +24,7 @@ from collections.abc import Iterable, Iterator
 
 import numpy as np
 
+from distcfr.engine.deal_schedule import DealSchedule
 from distcfr.engine.kernels import sampled_kernel
 from distcfr.engine.row_table import HeldRows, RowTable
 from distcfr.engine.rules import Rule, regret_matching, rule_from_fields, update_sampled_rows
@@ -38,6 +39,7 @@ from distcfr.engine.sampled_bracket import (
     value_chunk,
 )
 from distcfr.games.registry import load_game
+from distcfr.stopping import abandon_if_stopped
 
 TABLE_DTYPE = np.float32  # regrets and sums: half the memory of float64 where the tables are largest
 PUBLISH_ROWS = 4096  # strategy rows per object-store object: a worker never holds a copy of all of its rows
@@ -82,7 +84,7 @@ def class_deal_counts(batch: int, n_classes: int, iteration: int, first: int, st
 
 
 def class_visits(batch: int, n_classes: int, iterations: int) -> np.ndarray:
-    """(C,) deals that updated each class of a player after ``iterations`` of its halves."""
+    """(C,) deals that updated each class of a player after ``iterations`` of its half-iterations."""
     total = iterations * batch
     return total // n_classes + (np.arange(n_classes) < total % n_classes)
 
@@ -136,23 +138,37 @@ class StrategyRows:
         return {name: _joined(chunks) for name, chunks in self.chunks.items()}
 
 
+@dataclasses.dataclass(frozen=True)
+class HalfIterationProgress:
+    """How far a group got in its latest half-iteration: ``player``'s update of ``iteration`` has
+    done the class blocks before ``next_block`` (a half-iteration cut short goes on from there)."""
+
+    player: int | None
+    iteration: int | None
+    next_block: int
+
+    def of(self, player: int, iteration: int) -> bool:
+        """Whether this is ``player``'s half of ``iteration``."""
+        return (self.player, self.iteration) == (player, iteration)
+
+
 class ClassBlockGroup:
     """Blocks [first, stop) of a sampled game and the table rows of their classes (what a Ray
     actor wraps). ``spec`` is the game's spec string; the kernel is built from it."""
 
     restartable = False  # a fresh process would not have the rows: a run stops instead (distcfr.distributed.ray_shards)
 
-    def __init__(self, spec: str, n_blocks: int, first: int, stop: int, seed: int, halves: tuple[int, int],
+    def __init__(self, spec: str, n_blocks: int, first: int, stop: int, seed: int, schedule: DealSchedule,
                  table_dtype=TABLE_DTYPE):
         self.kernel = kernel = sampled_kernel(load_game(spec))
         self.n_blocks, self.first, self.stop, self.seed = n_blocks, first, stop, seed
-        self.halves = tuple(halves)  # deals of the button's, the big blind's half-iteration
+        self.schedule = schedule  # deals of the button's, the big blind's half-iteration
         self.bounds = block_bounds(kernel.n_classes, n_blocks)
         self.lo, self.hi = int(self.bounds[first]), int(self.bounds[stop])
         rows = self.hi - self.lo
-        self.regrets = {b.name: np.zeros((rows, *b.shape), table_dtype) for b in kernel.blocks}
-        self.sums = {b.name: np.zeros((rows, *b.shape), table_dtype) for b in kernel.blocks}
-        self.done = (None, None, first)  # (player, iteration, next block) of the latest half-iteration
+        self.regrets = {b.name: np.zeros((rows, *b.shape), table_dtype) for b in kernel.strategy_tables}
+        self.sums = {b.name: np.zeros((rows, *b.shape), table_dtype) for b in kernel.strategy_tables}
+        self.done = HalfIterationProgress(None, None, first)  # how far the latest half-iteration got
         self.published: list[StrategyRows | None] = [None, None]  # per player: what sigma published last
         self._plan: tuple | None = None  # (player, iteration, runs): the deals plan drew
         self.interruptible = False  # True while no table is being written (in-process runs stop there)
@@ -163,7 +179,7 @@ class ClassBlockGroup:
         call of the same ``use``: memory a process has just been given costs a page fault per 4 KiB
         on first touch (several times the cost of a later pass over it), which a pass over reused
         memory skips."""
-        row_shape = self.kernel.block(name).shape if row_shape is None else tuple(row_shape)
+        row_shape = self.kernel.strategy_table(name).shape if row_shape is None else tuple(row_shape)
         key = (use, name, np.dtype(dtype), row_shape)
         if key not in self._buffers or len(self._buffers[key]) < rows:
             self._buffers[key] = np.empty((rows, *row_shape), dtype)
@@ -177,7 +193,7 @@ class ClassBlockGroup:
         ``PUBLISH_ROWS`` rows at a time (:meth:`publish`); in this process (nothing copies it),
         one array per block, computed where the player's last one was (its half let that go):
         fresh memory costs a page fault per 4 KiB, several times the pass itself."""
-        names = [b.name for b in self.kernel.blocks if b.player == player]
+        names = [b.name for b in self.kernel.strategy_tables if b.player == player]
         if self.publish_copies:
             firsts = list(range(self.lo, self.hi, PUBLISH_ROWS))
             chunks = {name: [self._publish_rows("sigma", self.regrets, name, f, np.float32) for f in firsts]
@@ -248,16 +264,16 @@ class ClassBlockGroup:
         self.published[player] = None  # not read in this half: one copy of a player's strategy at a time
         theirs = self._their_rows(player, list(parts))
         rule = rule_from_fields(rule)
-        if self.done[:2] != (player, iteration):
-            self.done = (player, iteration, self.first)
+        if not self.done.of(player, iteration):
+            self.done = HalfIterationProgress(player, iteration, self.first)
         deals = 0
         try:
-            for block, end, drawn, counts, other in self._runs(player, iteration, self.done[2]):
+            for block, end, drawn, counts, other in self._runs(player, iteration, self.done.next_block):
                 lo, hi = int(self.bounds[block]), int(self.bounds[end])
                 at = slice(lo - self.lo, hi - self.lo)  # the run's rows of this group's tables
                 mine = {b.name: regret_matching_rows(self.regrets[b.name][at],
                                                      out=self._scratch("mine", b.name, hi - lo, np.float32))
-                        for b in self.kernel.blocks if b.player == player}  # the strategy that plays this iteration
+                        for b in self.kernel.strategy_tables if b.player == player}  # the strategy playing now
                 sigma = theirs | {name: RowTable([lo, hi], [table]) for name, table in mine.items()}
                 self.interruptible = True  # sums only: a stop here loses nothing
                 got = self.kernel.class_sums(sigma, drawn, player, counts, first=lo, other=other,
@@ -265,7 +281,7 @@ class ClassBlockGroup:
                 self.interruptible = False  # the tables change: not to be left half-written
                 for name, sums in got.items():
                     self.update(rule, iteration, name, at, sums, mine[name])
-                self.done, deals = (player, iteration, end), deals + len(drawn)
+                self.done, deals = HalfIterationProgress(player, iteration, end), deals + len(drawn)
         finally:
             self.interruptible = False
         self._plan = None
@@ -279,7 +295,7 @@ class ClassBlockGroup:
         """{block: table} of the other player's strategy from ``parts`` (see :meth:`half_iteration`)."""
         whole = self.fetch([p for p in parts if isinstance(p, StrategyRows)])
         served = [p for p in parts if not isinstance(p, StrategyRows)]
-        names = [b.name for b in self.kernel.blocks if b.player != player]
+        names = [b.name for b in self.kernel.strategy_tables if b.player != player]
         if not served:
             firsts = [f for p in whole for f in p.firsts] + [whole[-1].stop]
             return {name: RowTable(firsts, [c for p in whole for c in p.chunks[name]]) for name in names}
@@ -304,7 +320,7 @@ class ClassBlockGroup:
         own stream and a class's sums do not depend on the other classes in the call, so runs
         change the cost of the fixed per-call work of small games, never the bits."""
         lo = int(self.bounds[block])
-        counts = class_deal_counts(self.halves[player], self.kernel.n_classes, iteration, lo,
+        counts = class_deal_counts(self.schedule.of(player), self.kernel.n_classes, iteration, lo,
                                    int(self.bounds[self.stop]))
         total = np.cumsum(counts)[self.bounds[block + 1:self.stop + 1] - lo - 1]  # (blocks left,) deals to each end
         return block + max(1, int(np.searchsorted(total, RUN_DEALS, side="right")))
@@ -313,7 +329,7 @@ class ClassBlockGroup:
         """(deals, per-class counts) of the classes of blocks [block, end), each block's deals from
         its own stream."""
         lo, hi = int(self.bounds[block]), int(self.bounds[end])
-        batch = self.halves[player]
+        batch = self.schedule.of(player)
         counts = class_deal_counts(batch, self.kernel.n_classes, iteration, lo, hi)
         keys = [(STREAM_DOMAIN, 2 * iteration + player, b) for b in range(block, end)]
         cuts = np.split(counts, self.bounds[block + 1:end] - lo)
@@ -355,27 +371,30 @@ class ClassBlockGroup:
         sigma, latest = (self._read_published(part) for part in (published[:len(published) // 2],
                                                                 published[len(published) // 2:]))
         return [bracket_chunk(self.kernel, sigma, seed, per_class, player, first, stop, rounds=rounds, latest=latest,
-                              pilot=pilot) for first, stop in chunks]
+                              pilot=pilot) for first, stop in _heeding_stops(chunks)]
 
     def focus_sums(self, seed: int, deals: int, player: int, chunks: list[tuple[int, int]],
                    *averages: StrategyRows) -> list[np.ndarray]:
         """The focus round's sums of ``player`` for these classes (:func:`~distcfr.engine.sampled_bracket.
         focus_chunk`) against the average strategy of every group (``averages``, in row order)."""
         sigma = self._read_published(averages)
-        return [focus_chunk(self.kernel, sigma, seed, deals, player, first, stop) for first, stop in chunks]
+        return [focus_chunk(self.kernel, sigma, seed, deals, player, first, stop)
+                for first, stop in _heeding_stops(chunks)]
 
     def value_sums(self, seed: int, per_class: int, chunks: list[tuple[int, int]],
                    *averages: StrategyRows) -> list[np.ndarray]:
         """The value readings' sums for these class ranges (:func:`~distcfr.engine.sampled_bracket.
         value_chunk`) against the average strategy of every group (``averages``, in row order)."""
         sigma = self._read_published(averages)
-        return [value_chunk(self.kernel, sigma, seed, per_class, first, stop) for first, stop in chunks]
+        return [value_chunk(self.kernel, sigma, seed, per_class, first, stop)
+                for first, stop in _heeding_stops(chunks)]
 
     def _read_published(self, published: tuple[StrategyRows, ...]) -> dict[str, RowTable]:
         """{block: RowTable} of every group's published strategy rows (average or latest), read where they lie."""
         parts = self.fetch(list(published))
         firsts = [f for p in parts for f in p.firsts] + [parts[-1].stop]
-        return {b.name: RowTable(firsts, [c for p in parts for c in p.chunks[b.name]]) for b in self.kernel.blocks}
+        return {b.name: RowTable(firsts, [c for p in parts for c in p.chunks[b.name]])
+                for b in self.kernel.strategy_tables}
 
     def release(self) -> None:
         """Let this group's references to its published strategy and its drawn deals go."""
@@ -394,11 +413,18 @@ class ClassBlockGroup:
     def set_table_rows(self, kind: str, name: str, lo: int, rows: np.ndarray) -> None:
         """Set rows from ``lo`` on (see :meth:`table_rows`); the next half-iteration starts afresh."""
         self._table(kind, name)[lo - self.lo:lo - self.lo + len(rows)] = rows
-        self.done, self.published = (None, None, self.first), [None, None]
+        self.done, self.published = HalfIterationProgress(None, None, self.first), [None, None]
 
     def _table(self, kind: str, name: str) -> np.ndarray:
         assert kind in ("regrets", "sums"), kind
         return getattr(self, kind)[name]
+
+
+def _heeding_stops(chunks: list[tuple[int, int]]) -> Iterator[tuple[int, int]]:
+    """The chunks of an evaluation, given up (WorkAbandoned) before the next one once a stop is requested."""
+    for chunk in chunks:
+        abandon_if_stopped()
+        yield chunk
 
 
 class ClassBlockSetBase:
@@ -456,6 +482,10 @@ class ClassBlockSetBase:
         split = [chunks[len(chunks) * g // n:len(chunks) * (g + 1) // n] for g in range(n)]
         calls = [self._call(g, method, *args, part, *published) for g, part in enumerate(split) if part]
         return chunk_total(total for call in calls for total in self._result(call))
+
+    def abandon(self) -> None:
+        """Make the groups give up the evaluations they run or have queued (a stop request): they are free
+        again within a chunk's time (in this process, the stop request itself does it)."""
 
     def release_strategy(self) -> None:
         """Let the current strategy's rows go (before a final evaluation that needs their memory);
@@ -535,10 +565,10 @@ class LocalClassBlocks(ClassBlockSetBase):
 
     abandon_waits = False
 
-    def __init__(self, spec: str, n_blocks: int, seed: int, halves: tuple[int, int], table_dtype=TABLE_DTYPE,
+    def __init__(self, spec: str, n_blocks: int, seed: int, schedule: DealSchedule, table_dtype=TABLE_DTYPE,
                  group_class=ClassBlockGroup):
         self.n_blocks = n_blocks
-        self.group = group_class(spec, n_blocks, 0, n_blocks, seed, halves, table_dtype)
+        self.group = group_class(spec, n_blocks, 0, n_blocks, seed, schedule, table_dtype)
         self.tables_dtype = np.dtype(table_dtype)
         self.starts = list(self.group.rows())
         self.parts = [self.group.sigma(0), self.group.sigma(1)]

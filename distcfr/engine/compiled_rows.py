@@ -1,6 +1,6 @@
 """Compiled (numba) passes over a sampled solve's table rows: regret matching and the weighted
 update. numpy runs each as several whole-table passes with temporaries, which at the 5-card
-game's size (~600 MB of rows a half-iteration) cost more than the deals themselves; these walk
+game's size (hundreds of MB of rows a half-iteration) cost more than the deals themselves; these walk
 each row once. Every row's arithmetic is its own, term after term in the table's precision, so a
 row's bits do not depend on how many rows a call holds.
 """

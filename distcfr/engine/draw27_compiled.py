@@ -295,11 +295,8 @@ def _live_masks(draw, reach, lo, hi, out):
     """How many masks weigh something at some stack b in [lo, hi) that ``reach`` (B,) reaches in
     ``draw`` (B, M) (one strategy row), listed in order in out[:count]: a mask played only at
     stacks where the other player folded weighs nothing (its rows there are what regret matching
-    left; on 5 cards from 52 at 20 stacks this halves the live masks the button's sums meet a deal
-    and takes a third off the big blind's). Found per deal, as the row's entries are read
-    (measured: 26% less time in the big blind's sums than one pass over every row first on rows
-    timed alone, level in a run, where fetching each deal's row from memory is the bound either
-    way)."""
+    left). Found per deal, as the row's entries are read, rather than in one pass over every row
+    first: fetching each deal's row from memory is the bound."""
     m_count = draw.shape[1]
     n = 0
     for m in range(m_count):

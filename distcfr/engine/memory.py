@@ -147,7 +147,7 @@ def exact_estimate(game, n_shards: int | None = None, workers: int = 0) -> Memor
 def class_tables_bytes(kernel) -> int:
     """The bytes of one strategy of a sampled game as its readers hold it: the float16 tables of
     its file and their float32 copy."""
-    cells = kernel.n_classes * sum(int(np.prod(b.shape)) for b in kernel.blocks)
+    cells = kernel.n_classes * sum(int(np.prod(b.shape)) for b in kernel.strategy_tables)
     return cells * (2 + 4) + PROCESS_BASE
 
 
@@ -186,7 +186,7 @@ def sampled_estimate(kernel, batch: int, n_shards: int, workers: int) -> MemoryE
     average strategy and latest iterate, published by the workers for each other to read. At the
     end of a run the current strategy is let go before the final bracket, and the average then
     gathered (twice its size while its parts are joined) fits in its place."""
-    per_class = sum(int(np.prod(b.shape)) for b in kernel.blocks)  # table cells per hand class
+    per_class = sum(int(np.prod(b.shape)) for b in kernel.strategy_tables)  # table cells per hand class
     strategy = kernel.n_classes * per_class * 4
     rows = -(-kernel.n_classes // max(workers, 1))
     shard_rows = -(-kernel.n_classes // n_shards)
@@ -196,7 +196,7 @@ def sampled_estimate(kernel, batch: int, n_shards: int, workers: int) -> MemoryE
     per_worker = 2 * rows * per_class * 4 + shard + publish + PROCESS_BASE + 64_000_000  # rank and class lookups
     if workers > 1:  # on a cluster: a half's deals drawn ahead, and the rows other nodes send (float32 at most)
         deals = -(-batch // workers) + rows
-        player_cells = max(sum(int(np.prod(b.shape)) for b in kernel.blocks if b.player == p) for p in (0, 1))
+        player_cells = max(sum(int(np.prod(b.shape)) for b in kernel.strategy_tables if b.player == p) for p in (0, 1))
         per_worker += deals * kernel.deal_width * 6 + min(kernel.n_classes - rows, deals) * player_cells * 4
     coordinator = strategy + CHECKPOINT_STREAM
     bracket = strategy  # the float16 average and latest iterate, published by the workers beside the current strategy

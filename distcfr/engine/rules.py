@@ -28,7 +28,7 @@ from distcfr.engine import compiled_rows
 from distcfr.errors import BadParameter
 
 AUTO = "auto"  # the game's own default_algorithm
-EXACT_WEIGHT_UPDATES = 200_000  # average_weight_bounds follows an undeclared schedule this far (~0.3 s)
+EXACT_WEIGHT_UPDATES = 200_000  # average_weight_bounds follows an undeclared schedule this far (a fraction of a second)
 
 
 @dataclass(frozen=True)
@@ -70,7 +70,7 @@ def _dcfr(t: int, p: Mapping[str, float]) -> Discount:
     return Discount(t, pos / (pos + 1), neg / (neg + 1), (x / t) ** p["gamma"])
 
 
-LINEAR_UNTIL = 1000  # lcfr-flat's last linearly weighted iteration (300 to 3,000 measured alike: the rule's entry)
+LINEAR_UNTIL = 1000  # lcfr-flat's last linearly weighted iteration (the rule's entry says why)
 
 
 def _flat_after(t: int) -> float:

@@ -10,6 +10,7 @@ from collections.abc import Callable
 import numpy as np
 
 from distcfr.engine.row_table import RowTable
+from distcfr.stopping import abandon_if_stopped
 
 BRACKET_CHUNK = 1 << 17  # deals evaluated together: bounds the bracket's memory at any size
 BRACKET_ROW_BYTES = 1 << 26  # and responding rows copied together (they grow with the stacks)
@@ -53,7 +54,7 @@ def best_response(game, profile: dict[str, np.ndarray], deals: np.ndarray, playe
 
 def respond(game, profile: dict[str, np.ndarray], held: np.ndarray, q: dict[str, np.ndarray], player: int) -> None:
     """Set ``player``'s rows ``held`` in ``profile`` to the best response to action values ``q``
-    ({block: (len(held), *shape)}, class sums of ``profile`` on some deals: :func:`best_response`)."""
+    ({table: (len(held), *shape)}, class sums of ``profile`` on some deals: :func:`best_response`)."""
     child, parent = game.response_order[player]
     values = q[child].astype(np.float64)
     chosen = _one_hot(values)
@@ -65,10 +66,10 @@ def respond(game, profile: dict[str, np.ndarray], held: np.ndarray, q: dict[str,
 
 
 def own_rows(game, sigma: dict, player: int, first: int, stop: int) -> dict[str, RowTable]:
-    """``player``'s rows [first, stop) of every block of ``sigma``, copied (a gather): a best response
+    """``player``'s rows [first, stop) of every table of ``sigma``, copied (a gather): a best response
     overwrites them and leaves ``sigma`` as it was."""
     rows = np.arange(first, stop)
-    return {b.name: RowTable([first, stop], [np.asarray(sigma[b.name][rows])]) for b in game.blocks
+    return {b.name: RowTable([first, stop], [np.asarray(sigma[b.name][rows])]) for b in game.strategy_tables
             if b.player == player}
 
 
@@ -76,7 +77,7 @@ def bracket_chunks(game, per_class: int) -> list[tuple[int, int]]:
     """The class ranges a bracket evaluates together (their deal streams are keyed by the first):
     at most ``BRACKET_CHUNK`` deals, and at most ``BRACKET_ROW_BYTES`` of the responding player's
     float16 rows (the best response's copy: 15 kB per class at 39 stacks of 5 cards)."""
-    row_bytes = max(sum(int(np.prod(b.shape)) * 2 for b in game.blocks if b.player == p) for p in (0, 1))
+    row_bytes = max(sum(int(np.prod(b.shape)) * 2 for b in game.strategy_tables if b.player == p) for p in (0, 1))
     step = max(1, min(BRACKET_CHUNK // per_class, BRACKET_ROW_BYTES // row_bytes))
     return [(first, min(first + step, game.n_classes)) for first in range(0, game.n_classes, step)]
 
@@ -87,7 +88,7 @@ def close_classes(game, profile: dict, deals: np.ndarray, player: int, per_class
     order; ``profile`` holds the player's best response on them) have a decision whose two best
     actions are within ``z`` standard errors of their mean difference on these deals (the same deals
     score both: common random numbers). The best response of such a class gains most by chance."""
-    shapes = [game.block(name).shape for name in game.response_order[player]]
+    shapes = [game.strategy_table(name).shape for name in game.response_order[player]]
     step = max(1, _DEAL_Q_FLOATS // (per_class * max(int(np.prod(s)) for s in shapes)))
     out = np.zeros(len(deals) // per_class, dtype=bool)
     for lo in range(0, len(out), step):
@@ -141,8 +142,8 @@ def gate_response(game, profile: dict, sigma: dict, player: int, rows: np.ndarra
     back = (1 - 2 * player) * gain <= z * np.sqrt(gain_var)  # (G, B)
     if not back.any():
         return
-    for b in game.blocks:
-        if b.player == player:  # the stack axis is second to last in every block
+    for b in game.strategy_tables:
+        if b.player == player:  # the stack axis is second to last in every table
             at = back.reshape(len(rows), *[1] * (len(b.shape) - 2), back.shape[1], 1)
             profile[b.name][rows] = np.where(at, sigma[b.name][rows], profile[b.name][rows])
 
@@ -197,6 +198,7 @@ def bracket_chunk(game, sigma: dict, seed: int, per_class: int, player: int, fir
         drawn, more_n, h = 0, n + steps[round], deals.shape[1]
         step = max(1, BRACKET_CHUNK // more_n)  # close classes refined together: a chunk's deals at most
         for group in (close[lo:lo + step] for lo in range(0, len(close), step)):
+            abandon_if_stopped()  # a stop request is heard within a refinement group's time
             classes = at[group]
             more = refine_deals(game, seed, player, first, np.isin(np.arange(stop - first), classes),
                                 steps[round], stubs, round)
@@ -301,6 +303,7 @@ def focus_chunk(game, sigma: dict, seed: int, deals: int, player: int, first: in
     for c in range(first, stop):
         q = None
         for i in range(len(sizes)):  # class sums add over pieces
+            abandon_if_stopped()
             got = game.class_sums(sigma, piece(c, i), player, np.array([sizes[i]]), first=c)
             part = {name: got[name].q.astype(np.float64) for name in game.response_order[player]}
             q = part if q is None else {name: q[name] + part[name] for name in q}

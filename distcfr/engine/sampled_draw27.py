@@ -47,8 +47,9 @@ _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 
 @dataclasses.dataclass(frozen=True)
-class Block:
-    """One table of the sampled game: ``shape`` is per class, the action axis last."""
+class StrategyTable:
+    """One strategy table of the sampled game (its name, the player who acts on it): ``shape`` is per
+    class, the action axis last."""
 
     name: str
     player: int
@@ -58,7 +59,7 @@ class Block:
 
 @dataclasses.dataclass(frozen=True)
 class ClassTotals:
-    """Batch sums of one block per hand class: rows (G,) class ids, q (G, *shape) counterfactual
+    """Batch sums of one strategy table per hand class: rows (G,) class ids, q (G, *shape) counterfactual
     action values in the acting player's payoff, reach (G, B) own reach (float32)."""
 
     rows: np.ndarray
@@ -80,8 +81,8 @@ class SampledDraw27:
                                f"values): at most {MAX_STACK:g} BB")
         h, m, b = hand, 1 << hand, len(self.stacks)
         self.n_masks = m
-        self.blocks = (Block("btn_push", 0, (b, 2), 2), Block("btn_draw", 0, (h + 1, b, m), m),
-                       Block("bb_call", 1, (b, 2), 2), Block("bb_draw", 1, (b, m), m))
+        self.strategy_tables = (StrategyTable("btn_push", 0, (b, 2), 2), StrategyTable("btn_draw", 0, (h + 1, b, m), m),
+                                StrategyTable("bb_call", 1, (b, 2), 2), StrategyTable("bb_draw", 1, (b, m), m))
         self.mask_size = np.array([bin(x).count("1") for x in range(m)])  # (M,) cards drawn per mask
         self.keep = ((np.arange(m)[None, :] >> np.arange(h)[:, None]) & 1 == 0).astype(np.int32)  # (H, M)
         self.order = np.argsort(self.mask_size, kind="stable")  # (M,) masks by draw count: groups k = 0..H
@@ -126,7 +127,7 @@ class SampledDraw27:
         return compiled.classify(np.ascontiguousarray(np.asarray(cols, dtype=np.int32).T), place, choose,
                                  hand_class, hand_order)
 
-    # per player, the blocks a best response sets, in order: the draws first (from summed counterfactual
+    # per player, the tables a best response sets, in order: the draws first (from summed counterfactual
     # values), then push or call given the chosen draws
     response_order = (("btn_draw", "btn_push"), ("bb_draw", "bb_call"))
 
@@ -143,12 +144,12 @@ class SampledDraw27:
         """(layout, probs): these class tables as a table of the exact game (:func:`to_exact_strategy`)."""
         return to_exact_strategy(self, tables)
 
-    def block(self, name: str) -> Block:
-        return next(b for b in self.blocks if b.name == name)
+    def strategy_table(self, name: str) -> StrategyTable:
+        return next(b for b in self.strategy_tables if b.name == name)
 
     def uniform(self, dtype=np.float32) -> dict[str, np.ndarray]:
-        """Every block's uniform strategy, full (C, *shape) tables."""
-        return {b.name: np.full((self.n_classes, *b.shape), 1 / b.n_actions, dtype=dtype) for b in self.blocks}
+        """Every table's uniform strategy, full (C, *shape) tables."""
+        return {t.name: np.full((self.n_classes, *t.shape), 1 / t.n_actions, dtype=dtype) for t in self.strategy_tables}
 
     # ---- deals ------------------------------------------------------------------------------------
     def sample_deals(self, seed: int, shard: int, iteration: int, n: int) -> np.ndarray:
@@ -286,9 +287,9 @@ class SampledDraw27:
         scratch = scratch or (lambda key, shape: np.empty(shape, _WORK))
         out = {b.name: ClassTotals(rows, scratch(b.name + ".q", (len(rows), *b.shape)),
                                    scratch(b.name + ".reach", (len(rows), b.shape[-2])))
-               for b in self.blocks if b.player == player}
+               for b in self.strategy_tables if b.player == player}
         theirs = (c2, c1)[player]
-        row_bytes = sum(4 * int(np.prod(b.shape)) for b in self.blocks if b.player != player)
+        row_bytes = sum(4 * int(np.prod(b.shape)) for b in self.strategy_tables if b.player != player)
         step = max(1, _GATHER_BYTES // row_bytes)  # deals per call: the rows they face are copied
         lo = 0
         while lo < len(rows):
@@ -303,7 +304,7 @@ class SampledDraw27:
         return out
 
     def _compiled_values(self, sigma, mine, theirs, can1, can2, stub, starts, player: int) -> dict[str, tuple]:
-        """{block: (q (G, *shape), reach (G, B))} of G classes ``mine`` of ``player``, class g's deals
+        """{table: (q (G, *shape), reach (G, B))} of G classes ``mine`` of ``player``, class g's deals
         [starts[g], starts[g + 1]) (``theirs``: the other player's class per deal), by the compiled
         loops (:mod:`distcfr.engine.draw27_compiled`)."""
         faced, at = np.unique(theirs, return_inverse=True)
@@ -335,7 +336,7 @@ class SampledDraw27:
         its stubs, as in :meth:`class_sums`."""
         c1, c2, can1, can2, stub = self._columns(deals)
         out = np.zeros((len(c1), len(self.stacks)))
-        row_bytes = sum(4 * int(np.prod(b.shape)) for b in self.blocks)
+        row_bytes = sum(4 * int(np.prod(b.shape)) for b in self.strategy_tables)
         step = max(1, _GATHER_BYTES // row_bytes)  # deals per call: the rows they play are copied
         ranks = self._rank_args()
         width = 2 * self.hand  # one stub's cards

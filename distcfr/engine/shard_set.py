@@ -133,6 +133,9 @@ class ShardSetBase:
     def _run(self, method: str, args: tuple) -> list:
         raise NotImplementedError
 
+    def abandon(self) -> None:
+        """Give up the evaluations in flight on a stop request (workers on Ray; nothing in this process)."""
+
     def _total(self, method: str, *args):
         partials = {}
         for group_partials in self._run(method, args):

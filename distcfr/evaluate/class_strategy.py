@@ -1,4 +1,4 @@
-"""The strategy of a chance-sampled solve: one row per suit-isomorphic hand class and block
+"""The strategy of a chance-sampled solve: one row per suit-isomorphic hand class in each strategy table
 (``distcfr.engine.sampled_draw27``), evaluated by the sampled exploitability bracket, or exactly
 where the game is small enough to enumerate. Files store the probabilities as float16."""
 
@@ -8,6 +8,7 @@ from functools import cached_property
 
 import numpy as np
 
+from distcfr.engine.calibration import EQUITY_PAIRS_PER_SECOND, SECONDS_PER_DEAL_AND_STACK
 from distcfr.engine.kernels import sampled_kernel
 from distcfr.engine.memory import check_fits, class_tables_bytes, exact_estimate
 from distcfr.engine.sampled_bracket import FOCUS_SHARE, REFINE_ROUNDS, bracket_chunks, chunk_total, value_chunk
@@ -23,18 +24,14 @@ from distcfr.io.class_strategy_file import (  # noqa: F401 (KIND: the file kind,
     write_class_strategy_file,
 )
 
-BRACKET_DEALS = 2_000_000  # deals per sample set of the default bracket, at most (a minute or two of one core)
-MAX_PER_CLASS = 16_000  # and per hand class at most (bench/sampled_interval.py, upper end / exact exploitability,
-# median of 10 seeds: 1.6x at 16,000 on the 49-class deck, 1.5x at 8,000 and 1.3x at 8,000 on the 280-class ones)
+BRACKET_DEALS = 2_000_000  # deals per sample set of the default bracket, at most
+# and per hand class at most: past it the upper end nears the exact exploitability slowly (bench/sampled_interval.py)
+MAX_PER_CLASS = 16_000
 BRACKET_SEED = 2**31 - 1  # a stream no solve draws from (solves use the user's --seed)
-# The exact evaluation's pace here (2026-11-27, one core): the exact draw expectation, then a best response
-# per stack (draw27(ranks=8,suits=2,hand=3,stacks=10) 14.6 s; draw27(ranks=7,suits=4,hand=2,stacks=1:20:1) 20.7 s)
-EQUITY_PAIRS_PER_SECOND = 4.3e8
-SECONDS_PER_DEAL_AND_STACK = 5.5e-6
 
 
 class ClassStrategy:
-    """Average strategy tables {block: (C, *shape)} of a sampled game, per stack."""
+    """Average strategy tables {table: (C, *shape)} of a sampled game, per stack."""
 
     def __init__(self, game, tables: dict[str, np.ndarray], meta: dict | None = None):
         self.game = game
@@ -90,7 +87,7 @@ class ClassStrategy:
 
     def save(self, path) -> None:
         """Write a compact strategy file (float16 probabilities) atomically."""
-        write_class_strategy_file(path, class_strategy_schema(_blocks(self.kernel)), game=self.game.spec,
+        write_class_strategy_file(path, class_strategy_schema(_table_shapes(self.kernel)), game=self.game.spec,
                                   meta=_plain(self.meta),
                                   tables={name: table.astype(np.float16) for name, table in self.tables.items()})
 
@@ -133,7 +130,7 @@ def load_class_strategy(path) -> ClassStrategy:
         check_fits(class_tables_bytes(kernel), f"{path}: a strategy of {game.spec}")
         dims = {"game": game.spec, "classes": kernel.n_classes, "variants": len(game.variant_labels),
                 "label_bytes": max(len(label.encode()) for label in game.variant_labels)}
-        fields = file.read(dims, class_strategy_schema(_blocks(kernel)))
+        fields = file.read(dims, class_strategy_schema(_table_shapes(kernel)))
         unchecked = None if file.checked else file.version  # written before files carried checksums
     tables = {name: table.astype(np.float32) for name, table in fields["tables"].items()}
     meta = {key: value for key, value in fields["meta"].items() if value is not None}
@@ -144,8 +141,8 @@ def load_class_strategy(path) -> ClassStrategy:
     return ClassStrategy(game, tables, meta)
 
 
-def _blocks(kernel) -> dict[str, tuple[int, ...]]:
-    return {block.name: tuple(int(n) for n in block.shape) for block in kernel.blocks}
+def _table_shapes(kernel) -> dict[str, tuple[int, ...]]:
+    return {table.name: tuple(int(n) for n in table.shape) for table in kernel.strategy_tables}
 
 
 def _plain(value):

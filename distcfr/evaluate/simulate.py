@@ -130,7 +130,7 @@ def simulate_sampled(kernel, first: dict, second: dict, games: int, seed: int = 
     the same deals."""
     if games < 2:
         raise ValueError("simulate at least 2 games")
-    sigma = {b.name: (first if b.player == 0 else second)[b.name] for b in kernel.blocks}
+    sigma = {b.name: (first if b.player == 0 else second)[b.name] for b in kernel.strategy_tables}
     n_stacks = len(kernel.stacks)
     total, total_sq = np.zeros(n_stacks), np.zeros(n_stacks)
     for k, start in enumerate(range(0, games, batch)):

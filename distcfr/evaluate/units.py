@@ -46,3 +46,11 @@ def exploitability_text(x: float, unit: str, interval: tuple[float, float] | Non
     decimals = max(4, _decimals(x)) if x >= 1e-3 or not x else None
     lo, hi = (figure(end, decimals) for end in interval)
     return f"{amount(x, unit, decimals)} {per(unit)}, in [{lo}, {hi}] {unit}"
+
+
+def duration(seconds: float) -> str:
+    """``42 s``, ``3.2 minutes``, ``5.1 hours`` or ``2.3 days``."""
+    for size, name in ((86400, "days"), (3600, "hours"), (60, "minutes")):
+        if seconds >= 2 * size:
+            return f"{seconds / size:.1f} {name}"
+    return f"{seconds:.0f} s"

@@ -30,7 +30,7 @@ from distcfr.games.draw_equity import draw_pairs_per_deal
 
 MASK_CODES = "0123456789abcdefghijklmnopqrstuv"  # one character per discard mask (hand <= 5)
 MAX_EXACT_DEALS = 3_000_000
-MAX_EXACT_DRAW_PAIRS = 5e11  # ~12 minutes of showdown_equity here (7e8 comparisons/s measured)
+MAX_EXACT_DRAW_PAIRS = 5e11  # showdown pairs of the exact draw expectation: more is solved by sampling
 MAX_STACKS = 1000
 
 

@@ -1,5 +1,5 @@
-"""Compact strategy files of chance-sampled solves: one float16 table per block of a game's
-hand-class tables (``distcfr.engine.sampled_draw27``), each row a distribution over the block's
+"""Compact strategy files of chance-sampled solves: one float16 table per strategy table of a game's
+hand classes (``distcfr.engine.sampled_draw27``), each row a distribution over the table's
 actions, and the run's metadata. Reading and checking them against the game is
 distcfr.evaluate.class_strategy's; the schema below is the whole of what such a file may hold."""
 
@@ -39,11 +39,11 @@ META = {
 }
 
 
-def class_strategy_schema(blocks: dict[str, tuple[int, ...]]) -> Schema:
-    """The file of a game whose hand-class tables have these ``blocks`` (name -> shape after the
-    class axis, dimension ``classes``; the last axis is the block's actions)."""
+def class_strategy_schema(tables: dict[str, tuple[int, ...]]) -> Schema:
+    """The file of a game whose hand-class tables have these ``tables`` (name -> shape after the
+    class axis, dimension ``classes``; the last axis is the table's actions)."""
     tables = {name: Array("<f2", ("classes", *shape), values="distribution", legal=None)
-              for name, shape in blocks.items()}
+              for name, shape in tables.items()}
     return Schema(KIND, VERSION, header={"game": GAME_SPEC}, body={"meta": Record(META), "tables": Record(tables)},
                   unchecked=(1,))
 
@@ -59,5 +59,5 @@ def write_class_strategy_file(path, schema: Schema, *, game: str, meta: dict, ta
 
 def open_class_strategy_file(path) -> SchemaFile:
     """The file at ``path`` with its header (the game spec) decoded; BadFile when it is not one.
-    ``.read(dims, class_strategy_schema(blocks))`` checks and decodes the rest."""
+    ``.read(dims, class_strategy_schema(tables))`` checks and decodes the rest."""
     return HEADER_ONLY.open(path)

@@ -58,7 +58,7 @@ if TYPE_CHECKING:
 
 PAT_SPAN = 4  # pat lows reach this many ranks above the best possible high card (7-low .. J-low)
 DRAW_LIMIT = 3  # draw n: the best (H-n)-card low has a high card of rank index <= H + DRAW_LIMIT - n
-COMPACT_STACKS = 8  # stacks per block of the compact table
+COMPACT_STACKS = 8  # stacks per column group of the compact table
 # the stored evaluation's keys each stack shows
 EVALUATION_KEYS = ("value", "value_se", "exploitability", "exploitability_ci", "exploitability_exact")
 # A group pushed or called less often than this prints as 0.0%: its draws are the solver's leftovers
@@ -194,7 +194,7 @@ def _num(x) -> float | None:
 
 
 def _stack_tables(tables: dict[str, np.ndarray], v: int, stored: bool) -> dict[str, np.ndarray]:
-    """Stack v's slice of each block, (C, ...) without the stack axis; with ``stored`` rounded to
+    """Stack v's slice of each table, (C, ...) without the stack axis; with ``stored`` rounded to
     the float16 a strategy file keeps (then read back as float32, as ``load_class_strategy`` does)."""
     out = {"btn_push": tables["btn_push"][:, v, 1], "bb_call": tables["bb_call"][:, v, 1],
            "bb_draw": tables["bb_draw"][:, v], "btn_draw": tables["btn_draw"][:, :, v]}
@@ -304,7 +304,7 @@ def render_groups(report: dict) -> str:
 
 
 def render_compact(report: dict) -> str:
-    """Push / call per group and stack (whole percents), in blocks of ``COMPACT_STACKS`` stacks."""
+    """Push / call per group and stack (whole percents), in column groups of ``COMPACT_STACKS`` stacks."""
     width = max(len(g["group"]) for g in report["groups"])
     stacks = report["stacks"]
     out = ["  push / call per hand group (% of the group's hands; python -m distcfr.show FILE for the draws)"]

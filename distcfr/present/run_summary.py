@@ -8,7 +8,7 @@ import math
 from distcfr.engine.sampled_bracket import BRACKET_CHUNK as MAX_BRACKET_SAMPLES
 from distcfr.evaluate.reach import FIT_POINTS, MIN_POINTS
 from distcfr.evaluate.summary import inside_interval
-from distcfr.evaluate.units import amount, exploitability_text, figure, per
+from distcfr.evaluate.units import amount, duration, exploitability_text, figure, per  # noqa: F401 (duration: for the CLI)
 from distcfr.games.table import fit_line
 from distcfr.io.schema import MAX_ITERATION
 from distcfr.present.lowball_groups import render_compact, render_groups
@@ -96,7 +96,7 @@ def print_sampled(summary: dict, out_path, groups: dict | None = None) -> None:
     if lost:
         print(f"  recovered from lost workers {len(lost)} time(s), {sum(r['seconds'] for r in lost):.1f} s in all: "
               + ", ".join(f"lost at iteration {r['lost_at']} (noticed after {r['waited']:.0f} s), went on from "
-                          f"{r['resumed_at']}" for r in lost))
+                          f"{r['resumed_at']}" + _on_workers(r.get("workers")) for r in lost))
     print(f"  average strategy written to {out_path} (float16 per hand class)")
     saved = summary.get("checkpoint")
     if saved:
@@ -180,9 +180,8 @@ def _estimate_text(t: dict, unit: str) -> str:
             f"~{duration(t['seconds_needed'])} more")
 
 
-def duration(seconds: float) -> str:
-    """``42 s``, ``3.2 minutes``, ``5.1 hours`` or ``2.3 days``."""
-    for size, name in ((86400, "days"), (3600, "hours"), (60, "minutes")):
-        if seconds >= 2 * size:
-            return f"{seconds / size:.1f} {name}"
-    return f"{seconds:.0f} s"
+def _on_workers(workers: int | None) -> str:
+    """Where a run went on after lost workers, in words ("" where not known)."""
+    if workers is None:
+        return ""
+    return " in this process" if workers == 0 else f" on {workers} worker{'s' if workers > 1 else ''}"

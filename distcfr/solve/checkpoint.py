@@ -110,9 +110,10 @@ def _check_iteration(path, layout: Layout, rule: Rule, fields: dict) -> None:
 
 
 def table_specs(kernel) -> list[TableSpec]:
-    """The tables of a sampled checkpoint, in file order: every block's regrets, then its sums."""
-    return ([TableSpec(f"regrets.{b.name}", (kernel.n_classes, *b.shape), "finite") for b in kernel.blocks]
-            + [TableSpec(f"sums.{b.name}", (kernel.n_classes, *b.shape), "nonnegative") for b in kernel.blocks])
+    """The tables of a sampled checkpoint, in file order: every strategy table's regrets, then its sums."""
+    tables = kernel.strategy_tables
+    return ([TableSpec(f"regrets.{t.name}", (kernel.n_classes, *t.shape), "finite") for t in tables]
+            + [TableSpec(f"sums.{t.name}", (kernel.n_classes, *t.shape), "nonnegative") for t in tables])
 
 
 @dataclass(frozen=True, eq=False)

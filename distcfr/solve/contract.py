@@ -8,14 +8,24 @@ says whether a stop request may interrupt it right now (``waiting_on_shards``: o
 on its shards, never while its tables change), saves its state as a checkpoint that continues
 bitwise on any number of workers, and gives its average strategy. A solver whose state lives on
 its workers (``state_on_workers``) also has ``recover(checkpoint)``: go on after lost workers from
-one of the run's own checkpoints (None: from its start), on the workers there are now."""
+one of the run's own checkpoints (None: from its start), on the workers there are now.
+
+Evaluation is part of the contract too, so that no caller asks which kind of solver it holds:
+``bracket`` is the average strategy's exploitability per stack as an interval (a sampled bracket; the
+exact solver's is exact: both ends equal, no error), ``values`` the button's value per stack with
+its standard error (0 where exact), ``deals_done`` the deals the run has evaluated, and
+``release_strategy`` lets the current strategy's memory go before a costly end-of-run evaluation
+(a further iteration publishes it again)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from distcfr.engine.rules import Rule
+    from distcfr.evaluate.sampled import Bracket
     from distcfr.games.base import Game
 
 
@@ -43,11 +53,28 @@ class SolverContract(Protocol):
     def average_strategy(self):
         """The average strategy (a Strategy or a ClassStrategy): ``save``, ``exploitability``."""
 
+    @property
+    def deals_done(self) -> int:
+        """Deals evaluated so far: sampled, or every deal of the game once per player update."""
+
+    def bracket(self, per_class: int | None = None, **settings) -> Bracket:
+        """The average strategy's exploitability per stack as a Bracket (``interval()``, ``high``, ``value``);
+        ``per_class`` and ``settings`` (seed, rounds, focus) steer a sampled one."""
+
+    def values(self, per_class: int) -> tuple[np.ndarray, np.ndarray]:
+        """(value, standard error) per stack: the average strategy's value for the first player."""
+
+    def release_strategy(self) -> None:
+        """Let the current strategy's memory go (a run's end); a further iteration publishes it again."""
+
     def describe(self) -> dict:
         """Where the shards run: {"workers", "nodes", "shards"}."""
 
     def workers_alive(self) -> bool:
         """Whether the workers holding the shards are still reachable."""
+
+    def abandon_work(self) -> None:
+        """On a stop request: the workers give up the evaluations they run or have queued."""
 
     def close(self, deadline: float | None = None) -> bool:
         """End the workers (and the Ray its launch started); see :meth:`SolverLifetime.close`."""
@@ -66,6 +93,12 @@ class SolverLifetime:
         """Whether the workers holding the shards are still reachable (a signal to the whole process
         group may have ended them)."""
         return self.launch is None or self.launch.workers_alive()
+
+    def abandon_work(self) -> None:
+        """A stop request: the workers give up the evaluations they run or have queued, so that a
+        checkpoint and the strategy can be read from them within seconds (in-process work hears the
+        request itself: distcfr.stopping)."""
+        self.shards.abandon()
 
     def close(self, deadline: float | None = None) -> bool:
         """End the shards' workers and the Ray the launch started, waiting at most ``deadline``

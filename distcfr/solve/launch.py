@@ -17,23 +17,23 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from distcfr.engine.calibration import EXACT_PASS_BYTES_PER_SECOND, RAY_WORTH_SECONDS, SAMPLED_DEALS_PER_SECOND
+from distcfr.engine.deal_schedule import DealSchedule
 from distcfr.engine.kernels import can_sample, sampled_kernel
 from distcfr.engine.memory import MemoryEstimate, available_bytes, check_fits, estimate, sampled_estimate
 from distcfr.engine.rules import AUTO
-from distcfr.errors import BadParameter
+from distcfr.errors import BadParameter, TooFewCpus
 from distcfr.games.base import Game
 from distcfr.games.registry import load_game
 from distcfr.solve.checkpoint import Checkpoint, SampledCheckpoint
 from distcfr.solve.sampled_solver import SampledSolver
 from distcfr.solve.solver import Solver
 
-# "auto" workers: a half-iteration shorter than this is not worth Ray's round trips and start-up
-RAY_WORTH_SECONDS = 0.2
-EXACT_PASS_BYTES_PER_SECOND = 2.4e9  # strategy-dependent arrays an exact pass sweeps per second here
-SAMPLED_DEALS_PER_SECOND = 100_000  # deals a sampled pass evaluates per second on one core here
-# progress brackets only where the estimate leaves this margin (at 39 stacks of 5 cards the measured peak came
-# out 15% above it, and Ray's memory monitor kills workers at 95% of the node's memory)
+# progress brackets only where the memory estimate leaves this margin (a peak can come out above the estimate,
+# and Ray's memory monitor kills workers at 95% of the node's memory)
 BRACKET_MARGIN = 0.8
+# after lost workers, how long the cluster may take to place the workers asked for before one fewer is asked for
+REBUILD_READY_SECONDS = 10.0
 RELEASE_SECONDS = 3.0  # after a stop or a failed start, how long stopping the workers and Ray may take
 
 
@@ -64,6 +64,7 @@ class Launch:
     memory: MemoryEstimate | None = None
     progress_brackets: bool = True  # sampled: whether brackets fit beside the run
     seconds_to_start: float = 0.0  # building the shards (and streaming a checkpoint in, for a resume)
+    on_workers: int = 0  # the workers the shards are on now (fewer than resolved at first after lost ones)
 
     def __post_init__(self):
         if self.workers != AUTO and (isinstance(self.workers, bool) or not isinstance(self.workers, int)
@@ -76,8 +77,16 @@ class Launch:
         """The exact solver's factory: ``(layout, n_shards) -> shard set``."""
         from distcfr.engine.shard_set import LocalShards
 
+        rebuilding = self.memory is not None  # after lost workers: on what the cluster has now
         seconds = estimate(layout, n_shards, 0).pass_bytes / EXACT_PASS_BYTES_PER_SECOND
         workers = self._resolve(seconds, n_shards)
+        if rebuilding and workers:
+            from distcfr.distributed.launch import ray_shard_set
+
+            return self._rebuilt(workers, lambda n: ray_shard_set(layout.game.spec, n_shards, n, REBUILD_READY_SECONDS),
+                                 lambda: LocalShards(layout, n_shards),
+                                 lambda: self._check(estimate(layout, n_shards, 0), layout.game.spec))
+        self.on_workers = workers
         self._check(estimate(layout, n_shards, workers), layout.game.spec)
         if workers == 0:
             return LocalShards(layout, n_shards)
@@ -86,18 +95,22 @@ class Launch:
         self._start_ray(workers)
         return ray_shard_set(layout.game.spec, n_shards, workers)
 
-    def sampled(self, spec: str, n_blocks: int, seed: int, halves: tuple[int, int]):
-        """The sampled solver's factory: ``(spec, n_blocks, seed, halves) -> class-block set`` (halves:
+    def sampled(self, spec: str, n_blocks: int, seed: int, schedule: DealSchedule):
+        """The sampled solver's factory: ``(spec, n_blocks, seed, schedule) -> class-block set`` (schedule:
         the deals of the button's and the big blind's half-iterations)."""
         from distcfr.engine.class_blocks import LocalClassBlocks
 
         rebuilding = self.memory is not None  # after lost workers: on what the cluster has now
-        workers = self._resolve(sum(halves) / 2 / SAMPLED_DEALS_PER_SECOND, n_blocks)
+        workers = self._resolve(schedule.per_iteration / 2 / SAMPLED_DEALS_PER_SECOND, n_blocks)
         if rebuilding and workers:
-            from distcfr.distributed.launch import available_cpus
+            from distcfr.distributed.launch import ray_sampled_shard_set
 
-            workers = self.resolved = max(1, min(workers, available_cpus(self.address)))
-        memory = sampled_estimate(sampled_kernel(load_game(spec)), max(halves), n_blocks, workers)
+            kernel = sampled_kernel(load_game(spec))
+            return self._rebuilt(workers, lambda n: ray_sampled_shard_set(spec, n_blocks, n, seed, schedule,
+                                                                          REBUILD_READY_SECONDS),
+                                 lambda: LocalClassBlocks(spec, n_blocks, seed, schedule),
+                                 lambda: self._check(sampled_estimate(kernel, schedule.largest, n_blocks, 0), spec))
+        memory = sampled_estimate(sampled_kernel(load_game(spec)), schedule.largest, n_blocks, workers)
         available = self._check(memory, spec)
         self.progress_brackets = memory.with_bracket <= BRACKET_MARGIN * available
         if not self.progress_brackets and self.needs_bracket:
@@ -107,12 +120,37 @@ class Launch:
         if not self.progress_brackets:
             self._say(f"  progress brackets and value readings off: one needs {memory.bracket / 1e9:.1f} GB more "
                       f"beside the run; the final bracket runs once the current strategy is let go")
+        self.on_workers = workers
         if workers == 0:
-            return LocalClassBlocks(spec, n_blocks, seed, halves)
+            return LocalClassBlocks(spec, n_blocks, seed, schedule)
         from distcfr.distributed.launch import ray_sampled_shard_set
 
         self._start_ray(workers)
-        return ray_sampled_shard_set(spec, n_blocks, workers, seed, halves)
+        return ray_sampled_shard_set(spec, n_blocks, workers, seed, schedule)
+
+    def _rebuilt(self, most: int, on_ray: Callable[[int], object], in_process: Callable[[], object],
+                 check_in_process: Callable[[], object]):
+        """The shards again after lost workers (``on_ray(n)``: on n workers), on as many of ``most`` as the
+        cluster can place now (one fewer each time it cannot within REBUILD_READY_SECONDS), down to one,
+        or ``in_process()`` (its memory checked first) when it has no CPU left; says how many the run
+        goes on with."""
+        from distcfr.distributed.runtime import alive_cpus
+
+        before = self.on_workers
+        for workers in range(min(most, alive_cpus()), 0, -1):
+            try:
+                shards = on_ray(workers)
+            except TooFewCpus:  # a lost node may still count until Ray gives it up
+                continue
+            self.resolved = self.on_workers = workers
+            if workers != before:
+                self._say(f"  workers lost: the run goes on with {workers} of the {most} asked for (it had {before})")
+            return shards
+        check_in_process()
+        self.on_workers = 0  # (resolved stays: Ray is still this run's to stop)
+        self._say(f"  workers lost: the cluster has no CPU left for one; the run goes on in this process (it had "
+                  f"{before})")
+        return in_process()
 
     def _start_ray(self, workers: int) -> None:
         """Join the cluster or start the embedded Ray (once: a rebuild after lost workers reuses it)."""

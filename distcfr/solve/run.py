@@ -1,19 +1,17 @@
 """The run loop of a long solve: iterations until a stopping rule, evaluations for progress,
 checkpoints at a cadence, and a clean stop on Ctrl-C or SIGTERM.
 
-A stop request is honoured at the next safe point: the tables are only changed between two
-shard calls, so a request that arrives while the coordinator waits on its shards (or on an
-evaluation) interrupts that wait at once; the half-iteration in flight is dropped and the
-checkpoint holds the state before it. This matters when the whole process group is signalled
-(``timeout``, systemd, Slurm, Kubernetes): the workers may be gone already.
+A stop request (distcfr.stopping) is honoured at the next safe point: the tables are only changed
+between two shard calls, so a request that arrives while the coordinator waits on its shards, on an
+evaluation or on a recovery interrupts that wait at once; the half-iteration in flight is dropped,
+the workers give up their evaluations, and the checkpoint holds the state before it. This matters
+when the whole process group is signalled (``timeout``, systemd, Slurm, Kubernetes): the workers may
+be gone already. The checkpoint is also written before the run's last evaluation, which may be its
+final bracket: nothing solved is lost to it.
 """
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
-import signal
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,14 +20,54 @@ from typing import TYPE_CHECKING
 
 from distcfr.errors import BadParameter, WorkersLost
 from distcfr.io.schema import MAX_ITERATION
+from distcfr.stopping import RunSignals, StopRequested, interrupts_unwrapped, signals_held
 
 if TYPE_CHECKING:
     from distcfr.solve.contract import SolverContract as Solver
 
 
+class RunHooks:
+    """What a run asks of its caller as it goes (:attr:`RunPlan.hooks`). Each method has a default that
+    does nothing special: a caller overrides those it needs (a sampled run's policy, the command line's
+    messages)."""
+
+    reads = False  # whether the run takes value readings (:meth:`read`) beside its evaluations
+
+    def evaluate(self, solver: Solver) -> float:
+        """An evaluation of the run's progress: the average strategy's exploitability by default."""
+        return solver.average_strategy().exploitability()
+
+    def forecast(self, solver: Solver) -> float:
+        """The seconds the next evaluation is expected to take (with :attr:`RunPlan.eval_share`, a due one
+        waits until the evaluations' time with it stays within that share, a first one too)."""
+        return 0.0
+
+    def give_up(self) -> bool:
+        """Asked after each evaluation of a run with a target: True ends the run (the target is out of reach)."""
+        return False
+
+    def keep_evaluating(self) -> bool:
+        """Asked after each evaluation of a run without a target: False ends its progress evaluations."""
+        return True
+
+    def read(self, solver: Solver) -> None:
+        """A cheap look at the average strategy (a sampled run's value readings), where :attr:`reads`."""
+
+    def before_save(self, checkpoint) -> None:
+        """Told each checkpoint of :attr:`RunPlan.checkpoint` before it is written (its size)."""
+
+    def after_save(self, path: Path, iteration: int) -> None:
+        """Told once a checkpoint's file is whole."""
+
+    def at_end(self, solver: Solver) -> None:
+        """The run's end work on the workers (a sampled run's final bracket and average), once the last
+        checkpoint is written: workers lost there are recovered from as mid-run, and the iterations after
+        the recovery point run again."""
+
+
 @dataclass(frozen=True)
 class RunPlan:
-    """When a run stops, what it evaluates and where it saves."""
+    """When a run stops, what it evaluates and where it saves; ``hooks`` is what it asks its caller."""
 
     iterations: int | None = None  # total, counting those done before a resume
     target: float | None = None  # stop once the average strategy's exploitability is at most this
@@ -39,26 +77,14 @@ class RunPlan:
     checkpoint_every: int = 100
     seconds: float | None = None  # stop after this much wall time (at an iteration's end)
     eval_share: float | None = None  # skip due evaluations while they took more than this share of the time
-    # the seconds the next evaluation is expected to take: with eval_share, a due one waits until the evaluations'
-    # time with it stays within that share (a first one too, whose own time is not known yet)
-    eval_forecast: Callable[[Solver], float] | None = None
-    evaluator: Callable[[Solver], float] | None = None  # default: the average strategy's exploitability
-    give_up: Callable[[], bool] | None = None  # asked after each evaluation: True ends the run (a target out of reach)
-    # asked after each evaluation of a run without a target: False ends its progress evaluations (they say nothing more)
-    keep_evaluating: Callable[[], bool] | None = None
-    before_save: Callable[[object], None] | None = None  # told each checkpoint before it is written (its size)
-    after_save: Callable[[Path, int], None] | None = None  # told (path, iteration) once a checkpoint's file is whole
     # where a solver whose state lives on its workers keeps its recovery point when ``checkpoint`` is None
     # (saved at the same cadence); a run with neither recovers lost workers from its start
     recovery: Path | None = None
-    # a cheap look at the average strategy taken every eval_every iterations too (a sampled run's value readings),
-    # whatever the evaluations do, while those looks took at most read_share of the time; and once at half the
-    # time limit, whatever they took (where a run's values still move is read from its second half)
-    reader: Callable[[Solver], None] | None = None
+    # with hooks.reads, a reading is taken every eval_every iterations too, whatever the evaluations do, while
+    # readings took at most read_share of the time; and once at half the time limit, whatever they took (where a
+    # run's values still move is read from its second half)
     read_share: float = 0.05
-    # the run's end work on the workers (a sampled run's final bracket and average), once the last checkpoint is
-    # written: workers lost there are recovered from as mid-run, and the iterations after the recovery point run again
-    at_end: Callable[[Solver], None] | None = None
+    hooks: RunHooks = field(default_factory=RunHooks)
 
     def __post_init__(self):
         if self.iterations is None and self.target is None and self.seconds is None:
@@ -83,59 +109,16 @@ class RunResult:
     # recovery's, "waited": how long the call that failed had waited before the loss surfaced}
     recoveries: list[dict] = field(default_factory=list)
     checkpoint_seconds: list[float] = field(default_factory=list)  # how long each checkpoint took to write
-
-
-@contextlib.contextmanager
-def signals_held():
-    """SIGINT and SIGTERM wait until the block ends (then their handlers run), where this thread can
-    hold them (the main thread); elsewhere the block runs as it is."""
-    held = (signal.SIGINT, signal.SIGTERM)
-    main = threading.current_thread() is threading.main_thread() and hasattr(signal, "pthread_sigmask")
-    if main:
-        signal.pthread_sigmask(signal.SIG_BLOCK, held)
-    try:
-        yield
-    finally:
-        if main:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, held)
-
-
-class StopRequested(KeyboardInterrupt):
-    """Raised by the signal handler into a wait on shards. A KeyboardInterrupt, because that is
-    what Ray lets through a blocking ``ray.get``."""
-
-
-def interrupt_in(err: BaseException | None) -> KeyboardInterrupt | None:
-    """The KeyboardInterrupt (a signal's stop) that ``err`` is or was raised from, if any."""
-    seen = set()
-    while err is not None and id(err) not in seen:
-        if isinstance(err, KeyboardInterrupt):
-            return err
-        seen.add(id(err))
-        err = err.__cause__ or err.__context__
-    return None
-
-
-@contextlib.contextmanager
-def interrupts_unwrapped():
-    """A signal handler's KeyboardInterrupt raised while numba's dispatcher runs Python code (as it
-    sets up a compiled call) comes out of that call as a SystemError chained to it: within this
-    block it comes out as itself, so the ``except KeyboardInterrupt`` around the work stops the run
-    in one line instead of a traceback."""
-    try:
-        yield
-    except SystemError as err:
-        stop = interrupt_in(err)
-        if stop is None:
-            raise
-        raise stop from None
+    saved_at: int | None = None  # the iteration the plan's checkpoint file holds, once this run wrote it
+    # rebuilding lost workers now; still True after a stop: the solver holds no whole state (its recovery point does)
+    recovering: bool = False
 
 
 def run(solver: Solver, plan: RunPlan, on_iteration: Callable[[Solver, float | None], None] | None = None,
         handle_signals: bool = True) -> RunResult:
     """Iterate ``solver`` as ``plan`` says; with ``handle_signals`` (main thread only), SIGINT and
     SIGTERM stop it at the next safe point. A final checkpoint is written when the plan names one,
-    and then the plan's ``at_end`` work is done (a signal there raises KeyboardInterrupt)."""
+    and then the plan's hooks' ``at_end`` work is done (a signal there raises KeyboardInterrupt)."""
     result, first = RunResult(), solver.iteration
     while True:
         _iterate(solver, plan, result, on_iteration, handle_signals)
@@ -143,29 +126,47 @@ def run(solver: Solver, plan: RunPlan, on_iteration: Callable[[Solver, float | N
         if result.interrupted:
             return result
         try:
-            if plan.checkpoint:
+            if plan.checkpoint and result.saved_at != solver.iteration:
                 _save(solver, plan, result, plan.checkpoint)
-            if plan.at_end is not None:
-                plan.at_end(solver)
+            plan.hooks.at_end(solver)
             return result
         except WorkersLost as lost:
-            _recover(solver, plan, result, lost, 0.0, None)
+            try:
+                _recover(solver, plan, result, lost, 0.0, None)
+            except KeyboardInterrupt:  # a stop while the workers are rebuilt (the end's work has no handler of ours)
+                result.interrupted = True
+                return result
 
 
 def _iterate(solver: Solver, plan: RunPlan, result: RunResult, on_iteration, handle_signals: bool) -> None:
     """The iterations of :func:`run` (adding to ``result``); after a stop, the checkpoint the plan names."""
-    requested: list[int] | None = [] if handle_signals else None  # None: no handler of ours to wait for
     waiting = [False]  # the loop itself waits on an evaluation
 
-    def on_signal(signum, frame):
-        requested.append(signum)
-        if len(requested) > 1 or waiting[0] or solver.waiting_on_shards:
-            raise StopRequested
-        if solver.state_on_workers and not solver.workers_alive():
-            raise StopRequested  # the whole group was signalled: what the workers held is gone, nothing to keep whole
+    def interrupt_now() -> bool:
+        """Whether a first stop request interrupts what runs now: a wait on shards or an evaluation, or
+        any point once the whole group was signalled (what the workers held is gone, nothing to keep whole)."""
+        return waiting[0] or result.recovering or solver.waiting_on_shards or \
+            solver.state_on_workers and not solver.workers_alive()
 
-    signals = (signal.SIGINT, signal.SIGTERM) if handle_signals else ()
-    previous = {sig: signal.signal(sig, on_signal) for sig in signals}
+    with RunSignals(interrupt_now, install=handle_signals) as requested:
+        _iterations(solver, plan, result, on_iteration, requested, waiting)
+    if not result.interrupted or result.recovering:  # stopped while rebuilding: the recovery point is the last state
+        return
+    if solver.state_on_workers and not solver.workers_alive():
+        result.workers_lost = True  # their rows went with them: the last checkpoint written stays as it is
+        return
+    solver.abandon_work()  # what the workers still evaluate is given up: the save below is not queued behind it
+    if plan.checkpoint and result.saved_at != solver.iteration:
+        try:
+            _save(solver, plan, result, plan.checkpoint)
+        except WorkersLost:
+            result.workers_lost = True  # the signal reached them too, after Ray's look at them above
+
+
+def _iterations(solver: Solver, plan: RunPlan, result: RunResult, on_iteration, requested: RunSignals,
+                waiting: list[bool]) -> None:
+    """The loop of :func:`_iterate`: iterations, evaluations, readings and checkpoints until a stopping
+    rule or a stop request (``result.interrupted``)."""
     start, eval_seconds, read_seconds = time.perf_counter(), 0.0, 0.0
     halfway = plan.seconds is None or result.wall_seconds >= plan.seconds / 2  # the half-time reading is taken
 
@@ -180,8 +181,8 @@ def _iterate(solver: Solver, plan: RunPlan, result: RunResult, on_iteration, han
         except WorkersLost as lost:  # a sampled run's bracket or value reading is made where the rows lie
             _recover(solver, plan, result, lost, time.perf_counter() - began, requested)
             return None
-        except KeyboardInterrupt:
-            _stop_if_requested(requested)
+        except (KeyboardInterrupt, Exception):  # a signal's stop: work abandoned, or Ray's own interrupt
+            requested.stop_if_requested()
         finally:
             waiting[0] = False
 
@@ -200,28 +201,35 @@ def _iterate(solver: Solver, plan: RunPlan, result: RunResult, on_iteration, han
                 _recover(solver, plan, result, lost, time.perf_counter() - began, requested)
                 continue
             except (Exception, KeyboardInterrupt):  # the signal took the workers down before it reached this loop
-                _stop_if_requested(requested)
+                requested.stop_if_requested()
             expl = None
             last = (plan.iterations is not None and solver.iteration >= plan.iterations) or \
                 solver.iteration >= MAX_ITERATION
             due = (plan.target is not None or evaluating) and (solver.iteration % plan.eval_every == 0 or last)
             if due and not last and plan.eval_share is not None:  # evaluations kept to their share of the time
-                expected = 0.0 if plan.eval_forecast is None else plan.eval_forecast(solver)
+                expected = plan.hooks.forecast(solver)
                 due = eval_seconds + expected <= plan.eval_share * (time.perf_counter() - start)
+            if due and last and plan.checkpoint:  # the last evaluation may be the final one: what was solved is
+                began = time.perf_counter()       # saved before it starts
+                try:
+                    _save(solver, plan, result, plan.checkpoint)
+                except WorkersLost as lost:
+                    _recover(solver, plan, result, lost, time.perf_counter() - began, requested)
+                    continue
             if due:
-                looked = look(plan.evaluator or (lambda s: s.average_strategy().exploitability()))
+                looked = look(plan.hooks.evaluate)
                 if looked is None:
                     continue
                 expl, seconds = looked
                 eval_seconds += seconds
                 result.history.append((solver.iteration, expl))
-                if plan.target is None and plan.keep_evaluating is not None:
-                    evaluating = plan.keep_evaluating()
+                if plan.target is None:
+                    evaluating = plan.hooks.keep_evaluating()
             now = time.perf_counter() - start
             half = not halfway and spent + now >= plan.seconds / 2
-            if plan.reader is not None and (half or (solver.iteration % plan.eval_every == 0 or last) and
+            if plan.hooks.reads and (half or (solver.iteration % plan.eval_every == 0 or last) and
                                             read_seconds <= plan.read_share * now):
-                looked = look(plan.reader)
+                looked = look(plan.hooks.read)
                 if looked is None:
                     continue
                 read_seconds += looked[1]
@@ -229,98 +237,80 @@ def _iterate(solver: Solver, plan: RunPlan, result: RunResult, on_iteration, han
             if on_iteration is not None:
                 on_iteration(solver, expl)
             point = plan.checkpoint or plan.recovery
-            if point and solver.iteration % plan.checkpoint_every == 0:
+            if point and solver.iteration % plan.checkpoint_every == 0 and result.saved_at != solver.iteration:
                 began = time.perf_counter()
                 try:
                     _save(solver, plan, result, point)
                 except WorkersLost as lost:
                     _recover(solver, plan, result, lost, time.perf_counter() - began, requested)
                     continue
-            if expl is not None and plan.target is not None and (expl <= plan.target or plan.give_up is not None
-                                                                  and plan.give_up()):
+            if expl is not None and plan.target is not None and (expl <= plan.target or plan.hooks.give_up()):
                 break
             if plan.seconds is not None and spent + time.perf_counter() - start >= plan.seconds:
                 break
     except StopRequested:
         result.interrupted = True
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
     result.wall_seconds += time.perf_counter() - start
-    if not result.interrupted:
-        return
-    if solver.state_on_workers and not solver.workers_alive():
-        result.workers_lost = True  # their rows went with them: the last checkpoint written stays as it is
-    elif plan.checkpoint:
-        try:
-            _save(solver, plan, result, plan.checkpoint)
-        except WorkersLost:
-            result.workers_lost = True  # the signal reached them too, after Ray's look at them above
-
-
-def _stop_if_requested(requested: list[int] | None) -> None:
-    """In an ``except`` block: a stop where a signal was ``requested`` (Ray's ``ray.get`` raises its own
-    KeyboardInterrupt in place of the StopRequested raised into its wait), else the error again."""
-    if requested:
-        raise StopRequested from None
-    raise  # the exception the caller is handling
 
 
 MAX_RECOVERIES = 10  # lost workers a run goes on after; past this it stops (a cluster losing nodes all night)
-RECOVERY_ATTEMPTS = 8  # tries to rebuild the workers after one loss, 1, 2, ..., 7 s apart (28 s: a loaded machine
-# took more than the 10 s of 5 tries to tell a killed node from the live ones, CI on 2026-11-25)
+# tries to rebuild the workers after one loss, 1, 2, ..., 7 seconds apart: a loaded machine can take tens of seconds
+# to tell a killed node from the live ones
+RECOVERY_ATTEMPTS = 8
 
 
 def _recover(solver, plan: RunPlan, result: RunResult, lost: WorkersLost, waited: float,
-             requested: list[int] | None) -> None:
+             requested: RunSignals | None) -> None:
     """Lost workers: the solver goes on from its recovery point (its last checkpoint, or its start),
     on the workers there are now; the run's bits are those of an undisturbed run. Workers lost
     while the new ones start (a node that fails late) are recovered from in the same way. A stop
     ``requested`` meanwhile (its handler runs once Python code runs again) stops instead."""
-    if requested is not None:  # this run's handlers are in place: a signal on its way may be a stop
-        _handle_pending_signals()
-    if requested:
-        raise StopRequested
+    if requested is not None:  # a signal on its way may be a stop
+        requested.pending()
     if not solver.state_on_workers or len(result.recoveries) >= MAX_RECOVERIES:
         raise lost
-    from distcfr.solve.checkpoint import load_checkpoint
-
     began, lost_at = time.perf_counter(), solver.iteration
     point = plan.checkpoint or plan.recovery
-    for attempt in range(1, RECOVERY_ATTEMPTS + 1):
+    result.recovering = True  # from here a stop request interrupts at once (the rebuilt workers are dropped)
+    try:
+        with interrupts_unwrapped():
+            attempt = _rebuild(solver, point, requested)
+    except KeyboardInterrupt:  # the stop, or Ray's own interrupt of a wait: the run stops with its recovery point
+        raise StopRequested from None
+    result.recovering = False
+    launch = getattr(solver, "launch", None)  # None: a solver built without one (its shards in this process)
+    result.recoveries.append({"lost_at": lost_at, "resumed_at": solver.iteration, "attempts": attempt,
+                              "seconds": time.perf_counter() - began, "waited": waited,
+                              "workers": launch.on_workers if launch is not None else None})
+
+
+def _rebuild(solver, point: Path | None, requested: RunSignals | None) -> int:
+    """The solver's workers rebuilt from ``point`` (its start where there is none yet), tried again while
+    new workers went to a node the cluster had not yet given up; returns the attempts it took."""
+    from distcfr.solve.checkpoint import load_checkpoint
+
+    attempt = 1
+    while True:
         try:
             solver.recover(load_checkpoint(point) if point and Path(point).exists() else None)
-            break
+            return attempt
         except WorkersLost:  # the cluster had not yet told the lost node from the live ones: new workers went there
             if requested:
                 raise StopRequested from None
             if attempt == RECOVERY_ATTEMPTS:
                 raise
             time.sleep(attempt)
-    result.recoveries.append({"lost_at": lost_at, "resumed_at": solver.iteration, "attempts": attempt,
-                              "seconds": time.perf_counter() - began, "waited": waited})
-
-
-SIGNAL_GRACE = 0.05  # seconds a recovery first waits for a signal on its way (recoveries take seconds)
-
-
-def _handle_pending_signals() -> None:
-    """Run the Python handlers of signals already received (PyErr_CheckSignals). A signal held by a
-    save reaches the process through another thread, and Python runs its handler in the main thread
-    only at its next check, which may come after the loss the signal caused is seen (CI, 2026-11-27:
-    a recovery, then the stop). A handler's exception (a stop) is raised here."""
-    if threading.current_thread() is threading.main_thread():
-        time.sleep(SIGNAL_GRACE)  # the other thread's turn to take the signal (a signal cuts the wait short)
-        ctypes.pythonapi.PyErr_CheckSignals()
+            attempt += 1
 
 
 def _save(solver, plan: RunPlan, result: RunResult, path: Path) -> None:
     began = time.perf_counter()
     with signals_held():  # a stop request during a save waits for its end: the file is written whole
         checkpoint = solver.checkpoint()
-        if plan.before_save is not None and path == plan.checkpoint:
-            plan.before_save(checkpoint)
+        if path == plan.checkpoint:
+            plan.hooks.before_save(checkpoint)
         checkpoint.save(path)
-        if plan.after_save is not None and path == plan.checkpoint:
-            plan.after_save(path, checkpoint.iteration)
+        if path == plan.checkpoint:
+            result.saved_at = checkpoint.iteration
+            plan.hooks.after_save(path, checkpoint.iteration)
     result.checkpoint_seconds.append(time.perf_counter() - began)

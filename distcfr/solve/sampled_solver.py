@@ -10,12 +10,11 @@ w_t and v_t are the rule's weights in weighted form (lcfr-flat, the default: w_t
 v_t = w_t^2; lcfr-square: t and t^2; lcfr-cubic: v_t = t^3; linear CFR: both t; CFR: both 1),
 which equals the discounted form up to a scale regret matching ignores, and needs no pass over
 untouched rows. How much the average leans on late iterates trades their lower bias against the
-noise of fewer effective samples: cubic averaging did best over the first thousand-odd
-iterations, linear after many thousands, quadratic stayed near the better of the two, and
-weighting every iteration alike after the first thousand did better still where runs go on for
-tens of thousands (bench/sampled_quality.py). Rules that
-floor or discount negative regrets are refused: they throw sampled information away (Brown &
-Sandholm, AAAI 2019).
+noise of fewer effective samples: early on, steeper weights forget the poor first iterates
+faster; over long runs, flatter weights average away more of the sampling noise, which is why the
+default weights every iteration alike after its first thousand (bench/sampled_quality.py compares
+the rules). Rules that floor or discount negative regrets are refused: they throw sampled
+information away (Brown & Sandholm, AAAI 2019).
 """
 
 from __future__ import annotations
@@ -25,6 +24,7 @@ from collections.abc import Callable
 import numpy as np
 
 from distcfr.engine.class_blocks import TABLE_DTYPE, LocalClassBlocks, class_visits, regret_matching_rows
+from distcfr.engine.deal_schedule import DealSchedule
 from distcfr.engine.kernels import sampled_kernel
 from distcfr.engine.rules import sampled_rule
 from distcfr.engine.sampled_bracket import FOCUS_SHARE, REFINE_ROUNDS, bracket_chunks
@@ -38,14 +38,14 @@ from distcfr.solve.contract import SolverLifetime
 from distcfr.solve.run import RunPlan, run
 
 DEFAULT_RULE = "lcfr-flat"
-DEFAULT_BATCH = 10_000  # deals per half-iteration at least; 100 to 10,000 gave the same exploitability per deal
+DEFAULT_BATCH = 10_000  # deals per half-iteration at least (bench/sampled_rules.py compares batches)
 BATCH_PER_CLASS = 8  # and at least this many per hand class: see default_batch
 DEFAULT_SHARDS = 32  # blocks of hand classes: the most workers a run can use
 # (button, big blind) deals per deal of the batch when none are given (default_deal_shares): the button's
 # average strategy lags the big blind's on the same deals. Where the default batch holds only BATCH_PER_CLASS
 # deals per hand class, a half-iteration's cost is mostly per class (regret matching, the rows' trips), the
-# button's further deals cost little, and 4:1 settles the values (5 cards from 52: the hour's largest move
-# 3.68 -> 1.27 mBB); on smaller decks a deal costs as much for either player and 1:1 did better (docs/SAMPLED.md)
+# button's further deals cost little, and 4:1 settles its values sooner; on smaller decks a deal costs as much
+# for either player, and 1:1 gives each the same (bench/sampled_quality.py, docs/SAMPLED.md)
 FEW_DEALS_PER_CLASS_SHARES, MANY_DEALS_PER_CLASS_SHARES = (4, 1), (1, 1)
 
 
@@ -80,7 +80,7 @@ def default_batch(kernel) -> int:
 class SampledSolver(SolverLifetime):
     """Chance-sampled solver of a game with a sampled kernel (distcfr.engine.kernels). ``shards``
     is the number of class blocks the hand classes are cut into; ``shard_set`` is a factory
-    ``(spec, n_blocks, seed, halves) -> class-block set`` (in-process by default; halves: the deals of
+    ``(spec, n_blocks, seed, schedule) -> class-block set`` (in-process by default; schedule: the deals of
     the button's and the big blind's half-iterations). ``deal_shares`` (button, big blind): each
     player's half draws its share times ``batch`` deals (default: :func:`default_deal_shares`). Keeps the solver
     contract (distcfr.solve.contract)."""
@@ -101,13 +101,13 @@ class SampledSolver(SolverLifetime):
             raise BadParameter(f"the seed must be between 0 and 2^63 - 1, got {seed}")
         self.game, self.batch, self.seed = game, batch, seed
         self.deal_shares = check_deal_shares(default_deal_shares(self.kernel) if deal_shares is None else deal_shares)
-        self.halves = (batch * self.deal_shares[0], batch * self.deal_shares[1])  # deals of each player's half
+        self.schedule = DealSchedule.from_batch(batch, self.deal_shares)  # deals of each player's half
         self.n_shards = shards or min(self.kernel.n_classes, DEFAULT_SHARDS)
         self.updates = "alternating"
         if shard_set is None:
-            shard_set = lambda spec, n, s, b: LocalClassBlocks(spec, n, s, b, table_dtype)  # noqa: E731
+            shard_set = lambda spec, n, s, schedule: LocalClassBlocks(spec, n, s, schedule, table_dtype)  # noqa: E731
         self._make_shards = shard_set
-        self.shards = shard_set(game.spec, self.n_shards, seed, self.halves)
+        self.shards = shard_set(game.spec, self.n_shards, seed, self.schedule)
         self.iteration, self.phase = 0, 0
         self.in_flight: tuple[int, int] | None = None  # (player, iteration) of a half-iteration cut short
 
@@ -118,12 +118,12 @@ class SampledSolver(SolverLifetime):
 
     @property
     def deals_done(self) -> int:
-        return self.iteration * sum(self.halves) + self.phase * self.halves[0]
+        return self.iteration * self.schedule.per_iteration + self.phase * self.schedule.button
 
     def visits(self, player: int) -> np.ndarray:
         """(C,) sampled deals that have updated each hand class of ``player``."""
-        halves = self.iteration + (1 if player < self.phase else 0)
-        return class_visits(self.halves[player], self.kernel.n_classes, halves)
+        halves = self.iteration + (1 if player < self.phase else 0)  # the player's half-iterations done
+        return class_visits(self.schedule.of(player), self.kernel.n_classes, halves)
 
     # ---- iterations -------------------------------------------------------------------------------
     def step(self) -> None:
@@ -184,13 +184,13 @@ class SampledSolver(SolverLifetime):
         self.shards.release_strategy()
 
     def latest_strategy(self) -> dict[str, np.ndarray]:
-        """{block: (C, ...) float16} the latest iterate as the bracket scores it (regret matching on the
+        """{table: (C, ...) float16} the latest iterate as the bracket scores it (regret matching on the
         regrets, rounded as published); gathers every table (small games: tests and benches)."""
         self._settle()
         return {name: regret_matching_rows(table, np.float16) for name, table in self.shards.tables()[0].items()}
 
     def current_strategy(self) -> dict[str, np.ndarray]:
-        """{block: (C, ...) float32} the strategy of the latest iteration."""
+        """{table: (C, ...) float32} the strategy of the latest iteration."""
         self._settle()
         return self.shards.current()
 
@@ -209,7 +209,7 @@ class SampledSolver(SolverLifetime):
             self.shards.close()
         except Exception:  # noqa: BLE001 (the lost workers' leftovers: nothing there to keep)
             pass
-        self.shards = self._make_shards(self.game.spec, self.n_shards, self.seed, self.halves)
+        self.shards = self._make_shards(self.game.spec, self.n_shards, self.seed, self.schedule)
         self.in_flight = None
         if checkpoint is None:
             self.iteration, self.phase = 0, 0

@@ -3,6 +3,7 @@ regret and strategy-sum tables (the coordinator's side of the design)."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 import numpy as np
@@ -11,14 +12,17 @@ from distcfr.engine.layout import Layout
 from distcfr.engine.memory import check_fits, exact_estimate
 from distcfr.engine.rules import AUTO, Rule, make_rule, regret_matching, update
 from distcfr.engine.shard_set import LocalShards, ShardSet
-from distcfr.errors import BadParameter
+from distcfr.errors import BadParameter, WorkersLost
 from distcfr.evaluate.evaluator import Evaluator
+from distcfr.evaluate.sampled import Bracket
 from distcfr.evaluate.strategy import Strategy
 from distcfr.games.base import Game
 from distcfr.games.registry import load_game
 from distcfr.solve.checkpoint import UPDATES, Checkpoint
 from distcfr.solve.contract import SolverLifetime
 from distcfr.solve.run import RunPlan, run
+
+MAX_REBUILDS = 10  # shard sets rebuilt after lost workers within one pass; past this the run stops
 
 ShardFactory = Callable[[Layout, int], ShardSet]
 
@@ -69,8 +73,10 @@ class Solver(SolverLifetime):
         if shard_set is None:
             shard_set = LocalShards
         # a factory is called only now, after every argument has been checked
+        self._make_shards = shard_set if callable(shard_set) else None  # to rebuild them after lost workers
+        self.recoveries: list[dict] = []  # shards rebuilt after lost workers (as distcfr.solve.run records them)
         self.shards: ShardSet = shard_set(layout, self.n_shards) if callable(shard_set) else shard_set
-        self.evaluator = Evaluator(layout, self.shards)
+        self.evaluator = _RebuildingEvaluator(self)
         shape = (layout.n_variants, layout.n_infosets, layout.max_actions)
         self.regrets = np.zeros(shape)  # (B, n_is, A) float64
         self.sums = np.zeros(shape)  # (B, n_is, A) float64 strategy sums
@@ -120,9 +126,28 @@ class Solver(SolverLifetime):
     def _cfr_sums(self, players: tuple[int, ...]) -> dict:
         self.waiting_on_shards = True
         try:
-            return self.shards.cfr_sums(self.sigma, players)
+            for attempt in range(MAX_REBUILDS + 1):
+                began = time.perf_counter()
+                try:
+                    return self.shards.cfr_sums(self.sigma, players)
+                except WorkersLost:  # the tables are here: the same pass again, on the workers there are now
+                    if self._make_shards is None or attempt == MAX_REBUILDS:
+                        raise
+                    waited = time.perf_counter() - began
+                    self._rebuild_shards()
+                    self.recoveries.append({"lost_at": self.iteration, "resumed_at": self.iteration, "attempts": 1,
+                                            "seconds": time.perf_counter() - began - waited, "waited": waited,
+                                            "workers": self.launch.on_workers if self.launch else None})
         finally:
             self.waiting_on_shards = False
+
+    def _rebuild_shards(self) -> None:
+        """New shards from the solver's factory (after lost workers: on what the cluster can give now)."""
+        try:
+            self.shards.close()
+        except Exception:  # noqa: BLE001 (the lost workers' leftovers: nothing there to keep)
+            pass
+        self.shards = self._make_shards(self.layout, self.n_shards)
 
     def _update(self, p: int, sums: tuple, discount) -> None:
         q, reach = sums  # (B, n_p, A), (B, n_p)
@@ -154,6 +179,28 @@ class Solver(SolverLifetime):
             probs = np.where(total > 0, self.sums / total, uniform)
         return Strategy(self.layout, probs, self.evaluator, self._meta())
 
+    # ---- evaluation (the contract's, as the sampled solver's) ---------------------------------------------
+    @property
+    def deals_done(self) -> int:
+        """Deals evaluated so far: every deal of the game once per player update."""
+        return (2 * self.iteration + (self.phase if self.updates == "alternating" else 0)) * self.layout.n_deals
+
+    def bracket(self, per_class: int | None = None, **settings) -> Bracket:
+        """The exact exploitability per stack as a Bracket whose ends meet (no sampling error);
+        ``per_class`` and ``settings`` steer sampled brackets only."""
+        strategy = self.average_strategy()
+        expl, value = strategy.exploitability_per_variant(), strategy.value_per_variant
+        zero = np.zeros_like(expl)
+        return Bracket(expl, zero, expl, zero, value, zero, per_class=0, rounds=0)
+
+    def values(self, per_class: int = 0) -> tuple[np.ndarray, np.ndarray]:
+        """(value, standard error) per stack: the first player's exact value, error 0."""
+        value = self.average_strategy().value_per_variant
+        return value, np.zeros_like(value)
+
+    def release_strategy(self) -> None:
+        """Nothing to let go: the exact solver's tables are its state."""
+
     def solve(self, iterations: int | None = None, target_exploitability: float | None = None,
               eval_every: int = 10, callback: Callable | None = None, evaluate: bool = False) -> Strategy:
         """Iterate until ``iterations`` in total are done or the average strategy's
@@ -164,3 +211,32 @@ class Solver(SolverLifetime):
         plan = RunPlan(iterations, target_exploitability, eval_every, evaluate)
         run(self, plan, callback, handle_signals=False)
         return self.average_strategy()
+
+
+class _RebuildingEvaluator:
+    """The solver's evaluator (distcfr.evaluate.evaluator) on its current shards: an evaluation whose
+    workers are lost is made again on the shards rebuilt from the solver's factory."""
+
+    def __init__(self, solver: Solver):
+        self.solver = solver
+
+    def _again(self, method: str, *args):
+        for attempt in range(MAX_REBUILDS + 1):
+            try:
+                return getattr(Evaluator(self.solver.layout, self.solver.shards), method)(*args)
+            except WorkersLost:
+                if self.solver._make_shards is None or attempt == MAX_REBUILDS:
+                    raise
+                self.solver._rebuild_shards()
+
+    def best_response_values(self, sigma: np.ndarray) -> np.ndarray:
+        return self._again("best_response_values", sigma)
+
+    def exploitability(self, sigma: np.ndarray) -> np.ndarray:
+        return self._again("exploitability", sigma)
+
+    def value(self, sigma: np.ndarray) -> np.ndarray:
+        return self._again("value", sigma)
+
+    def head_to_head(self, first: np.ndarray, second: np.ndarray) -> np.ndarray:
+        return self._again("head_to_head", first, second)

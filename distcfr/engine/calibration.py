@@ -1,0 +1,20 @@
+"""Machine-dependent estimates: how fast this kind of machine does the work the library plans
+around (how many workers, when a bracket fits, how long the end of a run takes). They only steer
+decisions and forecasts, never results. Each names the bench that measures it; run it on a new
+machine and set the figure it prints."""
+
+from __future__ import annotations
+
+# a half-iteration shorter than this is not worth Ray's round trips and start-up ("auto" workers)
+RAY_WORTH_SECONDS = 0.2  # bench/scaling.py (the Ray round trip)
+EXACT_PASS_BYTES_PER_SECOND = 2.4e9  # strategy-dependent arrays an exact pass sweeps per second: bench/scaling.py
+SAMPLED_DEALS_PER_SECOND = 100_000  # deals a sampled pass evaluates per second on one core: bench/calibration.py
+# a bracket's drawn deal costs this many training deals (both players' sets, refinement on top): bench/calibration.py
+BRACKET_DEAL_COST = 8
+# each refinement round and the focus round add up to about this many times a bracket's first sets' time (final
+# brackets sized to a run plan with it): bench/sampled_interval.py (a bracket's CPU seconds with and without them)
+BRACKET_ROUND_COST = 1.5
+# the exact exploitability of a sampled strategy: the draw expectation's showdown pairs per second, then a best
+# response per stack at this many seconds per deal and stack: bench/calibration.py
+EQUITY_PAIRS_PER_SECOND = 4.3e8
+SECONDS_PER_DEAL_AND_STACK = 5.5e-6
