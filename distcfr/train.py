@@ -56,7 +56,7 @@ from distcfr.solve.run import RunHooks, RunPlan, run
 from distcfr.solve.sampled_run import (
     DEFAULT_MINUTES,
     EVAL_SHARE,
-    BracketSettings,
+    BracketOptions,
     SampledRun,
     SampledRunReport,
 )
@@ -537,7 +537,7 @@ class _SampledRun(_Run):
             recovery = Path(self.recovery_folder.name) / "recovery.ckpt"
             self.tidy_if_lost(glob.escape(self.recovery_folder.name))
         target, seconds = self.limits(minutes=DEFAULT_MINUTES)
-        settings = BracketSettings(args.bracket_samples, args.bracket_rounds, args.bracket_focus)
+        settings = BracketOptions(args.bracket_samples, args.bracket_rounds, args.bracket_focus)
         self.policy = policy = SampledRun(solver, settings, self, iterations=args.iterations, target=target,
                                           seconds=seconds, eval_every=args.eval_every,
                                           fits=solver.launch.progress_brackets)

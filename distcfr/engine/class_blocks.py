@@ -29,9 +29,8 @@ from distcfr.engine.kernels import sampled_kernel
 from distcfr.engine.row_table import HeldRows, RowTable
 from distcfr.engine.rules import Rule, regret_matching, rule_from_fields, update_sampled_rows
 from distcfr.engine.sampled_bracket import (
-    FOCUS_SHARE,
     REFINE,
-    REFINE_ROUNDS,
+    BracketSettings,
     bracket_chunk,
     chunk_total,
     focus,
@@ -361,17 +360,18 @@ class ClassBlockGroup:
         chunks = {name: [self._publish_rows(use, tables, name, f, np.float16) for f in firsts] for name in tables}
         return StrategyRows(firsts, self.hi, chunks)
 
-    def bracket_sums(self, seed: int, per_class: int, rounds: int, player: int, pilot: bool,
-                     chunks: list[tuple[int, int]], *published: StrategyRows) -> list[np.ndarray]:
+    def bracket_sums(self, settings: BracketSettings, player: int, chunks: list[tuple[int, int]],
+                     *published: StrategyRows) -> list[np.ndarray]:
         """The bracket's sums of ``player`` for these class ranges (:func:`~distcfr.engine.sampled_bracket.
-        bracket_chunk`, ``rounds`` refinement rounds, the focus round's ``pilot`` where it runs), against the
+        bracket_chunk` as ``settings`` say, the focus round's pilot where it runs), against the
         average strategy of every group, with
         the latest iterate scored as a response too (``published``: every group's average, then every
         group's latest iterate, each in row order)."""
         sigma, latest = (self._read_published(part) for part in (published[:len(published) // 2],
                                                                 published[len(published) // 2:]))
-        return [bracket_chunk(self.kernel, sigma, seed, per_class, player, first, stop, rounds=rounds, latest=latest,
-                              pilot=pilot) for first, stop in _heeding_stops(chunks)]
+        return [bracket_chunk(self.kernel, sigma, settings.seed, settings.per_class, player, first, stop,
+                              rounds=settings.rounds, latest=latest, pilot=settings.focus > 0)
+                for first, stop in _heeding_stops(chunks)]
 
     def focus_sums(self, seed: int, deals: int, player: int, chunks: list[tuple[int, int]],
                    *averages: StrategyRows) -> list[np.ndarray]:
@@ -448,10 +448,9 @@ class ClassBlockSetBase:
         parts = self._gather("tables")
         return tuple({name: _joined([p[i][name] for p in parts]) for name in parts[0][i]} for i in (0, 1))
 
-    def bracket_sums(self, seed: int, per_class: int, chunks: list[tuple[int, int]],
-                     rounds: int = REFINE_ROUNDS, focus_share: int = FOCUS_SHARE) -> list[np.ndarray]:
-        """Each player's (10, B) sums of the exploitability bracket of the average strategy, the latest
-        iterate scored as a response too, after each player's focus round (``focus_share``; 0: none)
+    def bracket_sums(self, settings: BracketSettings, chunks: list[tuple[int, int]]) -> list[np.ndarray]:
+        """Each player's (10, B) sums of the exploitability bracket of the average strategy as ``settings``
+        say, the latest iterate scored as a response too, after each player's focus round
         (distcfr.engine.sampled_bracket; distcfr.evaluate.sampled ``bracket_from_sums`` makes the
         bracket), its chunks spread over the groups, each reading the average where it lies: the
         same bits as the bracket of the gathered average, whatever the number of groups."""
@@ -459,11 +458,12 @@ class ClassBlockSetBase:
         published = averages + self._gather("publish_latest")
 
         def rechosen(player):
-            return lambda parts, deals: self._on_groups(parts, "focus_sums", seed, deals, player, published=averages)
+            return lambda parts, deals: self._on_groups(parts, "focus_sums", settings.seed, deals, player,
+                                                        published=averages)
 
-        return [focus(self._on_groups(chunks, "bracket_sums", seed, per_class, rounds, player, focus_share > 0,
-                                      published=published),
-                      self.starts[-1], per_class, REFINE, rounds, focus_share, rechosen(player)) for player in (0, 1)]
+        return [focus(self._on_groups(chunks, "bracket_sums", settings, player, published=published),
+                      self.starts[-1], settings.per_class, REFINE, settings.rounds, settings.focus, rechosen(player))
+                for player in (0, 1)]
 
     def value_sums(self, seed: int, per_class: int, chunks: list[tuple[int, int]]) -> np.ndarray:
         """The (2, B) sums of a value reading of the average strategy (the button's value per stack

@@ -31,6 +31,18 @@ FOCUS_STREAM = 34  # its deals: streams 34 + 2 piece + player, keyed by the clas
 FOCUS_PIECE = 1 << 17  # in pieces of this many (a piece's stream is fixed by it: the same deals wherever drawn)
 
 
+
+@dataclasses.dataclass(frozen=True)
+class BracketSettings:
+    """What one bracket is asked for, passed whole from the solver to the groups that evaluate it: its
+    deal stream ``seed``, deals per hand class in each sample set, refinement rounds of the close
+    classes and the focus round's share (0: none)."""
+
+    seed: int
+    per_class: int
+    rounds: int = REFINE_ROUNDS
+    focus: int = FOCUS_SHARE
+
 def _one_hot(values: np.ndarray) -> np.ndarray:
     """Pure strategy picking the largest value over the last axis."""
     return (np.arange(values.shape[-1]) == values.argmax(-1)[..., None]).astype(np.float64)

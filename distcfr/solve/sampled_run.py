@@ -39,9 +39,10 @@ MIN_FINAL_PER_CLASS = 2
 
 
 @dataclasses.dataclass(frozen=True)
-class BracketSettings:
-    """What a run's brackets are asked for: the final bracket's deals per hand class, refinement rounds
-    and focus share (None: the defaults; the final bracket's default effort is sized to the run)."""
+class BracketOptions:
+    """What a run's brackets are asked for on the command line: the final bracket's deals per hand class,
+    refinement rounds and focus share (None: the defaults; the final bracket's default effort is sized to
+    the run). Each bracket itself is made with a :class:`~distcfr.engine.sampled_bracket.BracketSettings`."""
 
     per_class: int | None = None
     rounds: int | None = None
@@ -98,7 +99,7 @@ class SampledRun(RunHooks):
     screen: a bracket of the final samples then decides. ``iterations`` and ``seconds`` are the run's
     limits (the plan's); ``fits``: whether brackets and readings fit beside the run (memory)."""
 
-    def __init__(self, solver, settings: BracketSettings, report: SampledRunReport | None = None, *,
+    def __init__(self, solver, settings: BracketOptions, report: SampledRunReport | None = None, *,
                  iterations: int | None = None, target: float | None = None, seconds: float | None = None,
                  eval_every: int = 10, fits: bool = True):
         self.report = report or SampledRunReport()

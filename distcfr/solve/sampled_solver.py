@@ -27,7 +27,7 @@ from distcfr.engine.class_blocks import TABLE_DTYPE, LocalClassBlocks, class_vis
 from distcfr.engine.deal_schedule import DealSchedule
 from distcfr.engine.kernels import sampled_kernel
 from distcfr.engine.rules import sampled_rule
-from distcfr.engine.sampled_bracket import FOCUS_SHARE, REFINE_ROUNDS, bracket_chunks
+from distcfr.engine.sampled_bracket import FOCUS_SHARE, REFINE_ROUNDS, BracketSettings, bracket_chunks
 from distcfr.errors import BadParameter
 from distcfr.evaluate.class_strategy import BRACKET_SEED, ClassStrategy, default_per_class
 from distcfr.evaluate.sampled import Bracket, bracket_from_sums
@@ -165,7 +165,8 @@ class SampledSolver(SolverLifetime):
         bits), evaluated by the shards where the rows lie: no table is gathered."""
         self._settle()
         per_class = per_class or default_per_class(self.kernel)
-        sums = self.shards.bracket_sums(seed, per_class, bracket_chunks(self.kernel, per_class), rounds, focus)
+        settings = BracketSettings(seed, per_class, rounds, focus)
+        sums = self.shards.bracket_sums(settings, bracket_chunks(self.kernel, per_class))
         return bracket_from_sums(sums, per_class, rounds, latest=True)
 
     def values(self, per_class: int, seed: int = BRACKET_SEED) -> tuple[np.ndarray, np.ndarray]:
