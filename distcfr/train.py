@@ -50,11 +50,11 @@ from distcfr.io.paths import check_writable, partial_writes, write_atomic
 from distcfr.present.lowball_groups import group_report
 from distcfr.present.run_summary import duration, out_of_reach_text, print_result, print_sampled, target_head
 from distcfr.progress import Progress
+from distcfr.solve import sampled_run
 from distcfr.solve.checkpoint import UPDATES, load_checkpoint
 from distcfr.solve.launch import RELEASE_SECONDS, open_solver, resume_solver, use_sampling
 from distcfr.solve.run import RunHooks, RunPlan, run
 from distcfr.solve.sampled_run import (
-    DEFAULT_MINUTES,
     EVAL_SHARE,
     BracketOptions,
     SampledRun,
@@ -536,7 +536,7 @@ class _SampledRun(_Run):
             self.recovery_folder = tempfile.TemporaryDirectory(prefix="distcfr-recovery-")
             recovery = Path(self.recovery_folder.name) / "recovery.ckpt"
             self.tidy_if_lost(glob.escape(self.recovery_folder.name))
-        target, seconds = self.limits(minutes=DEFAULT_MINUTES)
+        target, seconds = self.limits(minutes=sampled_run.DEFAULT_MINUTES)  # read here: tests shorten it
         settings = BracketOptions(args.bracket_samples, args.bracket_rounds, args.bracket_focus)
         self.policy = policy = SampledRun(solver, settings, self, iterations=args.iterations, target=target,
                                           seconds=seconds, eval_every=args.eval_every,
