@@ -12,11 +12,8 @@
 
 from __future__ import annotations
 
-import importlib.util
 import random
-import sys
 from functools import cache
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -24,18 +21,8 @@ import pytest
 pytest.importorskip("scipy")
 
 
-def _load_oracle():
-    # Loaded by path, so it works whatever pytest's import mode.
-    name = "nl27_oracle"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name(f"{name}.py"))
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
+import nl27_oracle as oracle  # noqa: E402 -- tests/ is on the path (pytest's rootdir insertion)
 
-
-oracle = _load_oracle()
 Config = oracle.Config
 
 PUSH_FOLD = dict(open=(), limp=False, bet=(), cap=1)

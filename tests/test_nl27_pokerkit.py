@@ -17,27 +17,12 @@ Where PokerKit's rules differ from ours, and what is therefore not compared:
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
 
 pokerkit = pytest.importorskip("pokerkit")
 
 
-def _load_oracle():
-    # Loaded by path, so it works whatever pytest's import mode.
-    name = "nl27_oracle"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name(f"{name}.py"))
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-oracle = _load_oracle()
+import nl27_oracle as oracle  # noqa: E402 -- tests/ is on the path (pytest's rootdir insertion)
 
 CHIPS = 10  # chips per big blind
 SEAT = (1, 0)  # PokerKit's player index of our button (0) and big blind (1)

@@ -23,10 +23,10 @@ import math
 
 import numpy as np
 
-from distcfr.cards import RANKS, SUITS
 from distcfr.errors import BadParameter
-from distcfr.games.base import Game, History
+from distcfr.games.base import History
 from distcfr.games.draw_equity import draw_pairs_per_deal
+from distcfr.games.lowball_deck import LowballDeckGame
 
 MASK_CODES = "0123456789abcdefghijklmnopqrstuv"  # one character per discard mask (hand <= 5)
 MAX_EXACT_DEALS = 3_000_000
@@ -62,7 +62,7 @@ def parse_stacks(text: str) -> tuple[float, ...]:
     return tuple(round(start + i * step, 12) for i in range(count))
 
 
-class Draw27(Game):
+class Draw27(LowballDeckGame):
     name = "draw27"
     default_algorithm = "pcfr+"  # the fastest rule to 1e-5 BB here (python -m distcfr.compare)
     default_target = 1e-5
@@ -78,16 +78,8 @@ class Draw27(Game):
             default=(3.0,), metadata={"parse": parse_stacks, "format": lambda v: _format_stacks(v)})
 
     def validate(self) -> None:
-        r, s, h, stacks = self.params.ranks, self.params.suits, self.params.hand, self.params.stacks
-        if not 2 <= r <= 13:
-            raise BadParameter(f"draw27 ranks must be between 2 and 13, got {r}")
-        if not 1 <= s <= 4:
-            raise BadParameter(f"draw27 suits must be between 1 and 4, got {s}")
-        if not 1 <= h <= 5:
-            raise BadParameter(f"draw27 hand must be between 1 and 5 cards, got {h}")
-        if r * s < 4 * h:
-            raise BadParameter(f"a deck of {r * s} cards is too small for {h}-card hands: both players "
-                               f"replacing their whole hand need {4 * h}")
+        self.validate_deck()
+        stacks = self.params.stacks
         if min(stacks) < 1:
             raise BadParameter(f"stack {min(stacks):g} is smaller than the big blind (1)")
 
@@ -107,11 +99,6 @@ class Draw27(Game):
 
     # ---- cards ------------------------------------------------------------------------------
     @property
-    def deck(self) -> np.ndarray:
-        """(n_cards,) card ids of the deck: the lowest ``ranks`` ranks in ``suits`` suits."""
-        return np.array([r * 4 + s for r in range(self.params.ranks) for s in range(self.params.suits)])
-
-    @property
     def n_deals(self) -> int:
         n, h = self.params.ranks * self.params.suits, self.params.hand
         return math.comb(n, h) * math.comb(n - h, h)
@@ -128,30 +115,9 @@ class Draw27(Game):
         n, h = len(self.deck), self.params.hand
         return self.deck[np.array(list(itertools.combinations(range(n), h)), dtype=np.int64)]
 
-    def hand_label(self, cards) -> str:
-        """A hand written high card first; ranks only when the deck has one suit."""
-        cards = sorted((int(c) for c in cards), reverse=True)
-        if self.params.suits == 1:
-            return "".join(RANKS[c // 4] for c in cards)
-        return "".join(RANKS[c // 4] + SUITS[c % 4] for c in cards)
-
     @property
     def default_shards(self) -> int:
         return int(np.clip(self.n_deals // 2048, 1, 32))
-
-    # ---- variants -------------------------------------------------------------------------
-    @property
-    def variant_labels(self) -> tuple[str, ...]:
-        return tuple(f"{s:g}BB" for s in self.params.stacks)
-
-    @property
-    def variant_values(self) -> tuple[float, ...]:
-        return self.params.stacks
-
-    def with_variant_values(self, values) -> Draw27:
-        game = Draw27(dataclasses.replace(self.params, stacks=tuple(float(v) for v in values)))
-        game.validate()
-        return game
 
     # ---- rules --------------------------------------------------------------------------------
     def _draw_actions(self):

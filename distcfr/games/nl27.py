@@ -26,10 +26,10 @@ from functools import cached_property
 
 import numpy as np
 
-from distcfr.cards import RANKS, SUITS
 from distcfr.errors import BadParameter
-from distcfr.games.base import Game, History
+from distcfr.games.base import History
 from distcfr.games.draw27 import MASK_CODES, _format_stacks, parse_stacks
+from distcfr.games.lowball_deck import LowballDeckGame
 
 ALLIN = math.inf  # a contribution that is the whole stack, whatever the stack
 MAX_EXACT_STATES = 12_000  # private states of one player after its draw, summed over the draw counts
@@ -98,7 +98,7 @@ class Betting:
         return ALLIN in self.contrib
 
 
-class Nl27(Game):
+class Nl27(LowballDeckGame):
     name = "nl27"
     default_algorithm = "dcfr"  # the fastest rule to small exploitability here (python -m distcfr.compare)
     default_target = 1e-5
@@ -121,16 +121,7 @@ class Nl27(Game):
 
     def validate(self) -> None:
         p = self.params
-        r, s, h = p.ranks, p.suits, p.hand
-        if not 2 <= r <= 13:
-            raise BadParameter(f"nl27 ranks must be between 2 and 13, got {r}")
-        if not 1 <= s <= 4:
-            raise BadParameter(f"nl27 suits must be between 1 and 4, got {s}")
-        if not 1 <= h <= 5:
-            raise BadParameter(f"nl27 hand must be between 1 and 5 cards, got {h}")
-        if r * s < 4 * h:
-            raise BadParameter(f"a deck of {r * s} cards is too small for {h}-card hands: both players "
-                               f"replacing their whole hand need {4 * h}")
+        self.validate_deck()
         if min(p.stacks) <= 1:
             raise BadParameter(f"nl27 stack {min(p.stacks):g} must be more than the big blind (1)")
         if p.open and min(p.open) < 2:
@@ -199,32 +190,6 @@ class Nl27(Game):
         return cells * tree.max_actions * len(self.params.stacks)
 
     # ---- cards ----------------------------------------------------------------------------------
-    @property
-    def deck(self) -> np.ndarray:
-        """(n_cards,) card ids of the deck: the lowest ``ranks`` ranks in ``suits`` suits."""
-        return np.array([r * 4 + s for r in range(self.params.ranks) for s in range(self.params.suits)])
-
-    def hand_label(self, cards) -> str:
-        """Cards written high card first; ranks only when the deck has one suit."""
-        cards = sorted((int(c) for c in cards), reverse=True)
-        if self.params.suits == 1:
-            return "".join(RANKS[c // 4] for c in cards)
-        return "".join(RANKS[c // 4] + SUITS[c % 4] for c in cards)
-
-    # ---- variants -------------------------------------------------------------------------------
-    @property
-    def variant_labels(self) -> tuple[str, ...]:
-        return tuple(f"{s:g}BB" for s in self.params.stacks)
-
-    @property
-    def variant_values(self) -> tuple[float, ...]:
-        return self.params.stacks
-
-    def with_variant_values(self, values) -> Nl27:
-        game = Nl27(dataclasses.replace(self.params, stacks=tuple(float(v) for v in values)))
-        game.validate()
-        return game
-
     # ---- rules ----------------------------------------------------------------------------------
     def replay(self, history: History) -> Betting:
         """The public state after ``history`` (a sequence of legal action codes)."""

@@ -12,6 +12,7 @@ from functools import cache, cached_property
 import numpy as np
 
 from distcfr.cards import lowball27_rank
+from distcfr.games.lowball_deck import cards_text
 
 
 class Nl27Cards:
@@ -60,12 +61,7 @@ class Nl27Cards:
         return lowball27_rank(self.deck[final])
 
     def label(self, positions) -> str:
-        cards = sorted((int(self.deck[c]) for c in positions), reverse=True)
-        from distcfr.cards import RANKS, SUITS
-
-        if self.one_suit:
-            return "".join(RANKS[c // 4] for c in cards)
-        return "".join(RANKS[c // 4] + SUITS[c % 4] for c in cards)
+        return cards_text(self.deck[list(positions)], self.one_suit)
 
     @cached_property
     def hand_labels(self) -> tuple[str, ...]:
