@@ -40,6 +40,7 @@ from distcfr.errors import BadParameter, DistcfrError
 from distcfr.evaluate.break_even import crossings, refine_crossings
 from distcfr.evaluate.simulate import simulate
 from distcfr.evaluate.strategy import Strategy
+from distcfr.games.nl27_cards import Nl27Cards
 from distcfr.games.registry import load_game
 from distcfr.io.paths import check_writable, write_atomic
 from distcfr.present.plots import require_matplotlib, save_betting_plot
@@ -464,11 +465,7 @@ def _opening_shares(s: Strategy) -> list[tuple[float, dict]]:
     """(stack, {action: share of the button's hands}) at the stacks of SHARE_STACKS the solve holds;
     every hand is dealt equally often."""
     game, out = s.game, []
-    hands = [game.hand_label(h) for h in game.hands()] if hasattr(game, "hands") else None
-    if hands is None:
-        from distcfr.games.nl27_cards import Nl27Cards
-
-        hands = list(Nl27Cards.of(game).hand_labels)
+    hands = Nl27Cards.of(game).hand_labels
     for x in SHARE_STACKS:
         if x not in game.variant_values:
             continue
