@@ -45,13 +45,19 @@ def parse_post(text: str) -> str:
 
 def rule_masks(hands: np.ndarray) -> np.ndarray:
     """(n, H+1) int64 discard masks: [i, k] is what hand i (card ids (n, H), ascending) discards when
-    it draws k, bit j discarding the j-th lowest card. A card's badness: being the second (or third)
-    card of its rank first, then its rank (aces high), then its suit, so the k worst are unique."""
+    it draws k, bit j discarding the j-th lowest card. The worst card first: a second (or third) card
+    of a rank, then the higher rank (aces high); of two cards of one rank, the one whose suit the hand
+    holds more of (it keeps fewer flush chances). Hands that a permutation of suits maps onto each
+    other discard cards that it maps onto each other, or cards whose choice changes no final hand's
+    value, so a hand class draws the same way whichever of its hands is dealt."""
     hands = np.asarray(hands, dtype=np.int64)
     n, h = hands.shape
-    rank = hands // 4
-    repeat = (rank[:, :, None] == rank[:, None, :]) & (np.arange(h)[None, :, None] > np.arange(h)[None, None, :])
-    badness = repeat.any(axis=2) * 64 + hands  # (n, H): a repeated rank first, then the card id (rank-major)
+    rank, suit = hands // 4, hands % 4
+    suit_count = (suit[:, :, None] == suit[:, None, :]).sum(2)  # (n, H) cards of the hand in each card's suit
+    order = suit_count * 4 + suit  # (n, H) within a rank, the card kept longest has the lowest
+    same = rank[:, :, None] == rank[:, None, :]
+    repeat = (same & (order[:, None, :] < order[:, :, None])).any(2)  # (n, H) another card of its rank ranks before it
+    badness = (repeat * 16 + rank) * 64 + order  # (n, H) distinct within a hand
     worst_first = np.argsort(-badness, axis=1, kind="stable")  # (n, H) positions, worst first
     bits = np.int64(1) << worst_first  # (n, H)
     masks = np.zeros((n, h + 1), dtype=np.int64)
