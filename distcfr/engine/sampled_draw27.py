@@ -21,20 +21,17 @@ are the reference the tests hold them to. The same strategy in the exact game is
 
 from __future__ import annotations
 
-import dataclasses
-import math
-import threading
-
 import numpy as np
 
 from distcfr import cards
 from distcfr.cards import CARD_KEYS, rank_of_keys
 from distcfr.engine import draw27_compiled as compiled
 from distcfr.engine.layout import Layout
+from distcfr.engine.lowball_deals import LowballDeals
 from distcfr.engine.row_table import rows_of
+from distcfr.engine.sampled_kernel import ClassTotals, StrategyTable
 from distcfr.errors import BadParameter
 from distcfr.games.draw27 import Draw27
-from distcfr.games.hand_classes import combinations, hand_classes
 
 _WORK = np.float32  # sigma gathers and per-deal products; class sums are float64
 MAX_STACK = 1e6  # BB: values, products and sums of many deals stay far inside float32's range
@@ -42,39 +39,13 @@ _GATHER_BYTES = 1 << 24  # the other player's strategy rows a compiled class-sum
 STUBS = 8  # stubs drawn per pair of hands in a training deal (see SampledDraw27.stubs)
 CYCLE = True  # training deals walk each class's other hands in a cycle (see SampledDraw27.cycle)
 SPREAD = True  # a training deal's further stubs are its first turned round the deck (see SampledDraw27.spread)
-CYCLE_DOMAIN = 3  # the stream keyed (seed, 3, player, 0) names the cycles' starts
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 
-@dataclasses.dataclass(frozen=True)
-class StrategyTable:
-    """One strategy table of the sampled game (its name, the player who acts on it): ``shape`` is per
-    class, the action axis last."""
-
-    name: str
-    player: int
-    shape: tuple[int, ...]
-    n_actions: int
-
-
-@dataclasses.dataclass(frozen=True)
-class ClassTotals:
-    """Batch sums of one strategy table per hand class: rows (G,) class ids, q (G, *shape) counterfactual
-    action values in the acting player's payoff, reach (G, B) own reach (float32)."""
-
-    rows: np.ndarray
-    q: np.ndarray
-    reach: np.ndarray
-
-
-class SampledDraw27:
+class SampledDraw27(LowballDeals):
     """Sampled draw27 of a ``ranks`` x ``suits`` deck, ``hand`` cards each, one table column per stack."""
 
     def __init__(self, ranks: int = 13, suits: int = 4, hand: int = 5, stacks=(3.0,)):
-        if ranks * suits < 4 * hand:
-            raise BadParameter(f"a deck of {ranks * suits} cards is too small for {hand}-card hands and two full draws")
-        self.classes = hand_classes(ranks, suits, hand)
-        self.ranks, self.suits, self.hand = ranks, suits, hand
+        super().__init__(ranks, suits, hand)
         self.stacks = np.asarray(stacks, dtype=np.float64).reshape(-1)  # (B,)
         if self.stacks.max() > MAX_STACK:
             raise BadParameter(f"stack {self.stacks.max():g} BB is beyond what the sampled kernel computes (float32 "
@@ -89,132 +60,22 @@ class SampledDraw27:
         ends = np.cumsum(np.bincount(self.mask_size))
         self.bounds = list(zip(ends - np.bincount(self.mask_size), ends))  # [lo, hi) of each group k
         self.low_bit = np.array([(x & -x).bit_length() - 1 for x in range(m)])  # (M,) lowest discarded position
-        self._hand_index: tuple | None = None
         self.stubs = STUBS  # per training deal: the stub is most of a deal's noise, a small part of its cost
         self.cycle = CYCLE  # a class's training deals meet the other hands in a cycle, spread over their strength
         self.spread = SPREAD  # and a deal's stubs are spread over the deck's ranks (with the cycle)
-
-    def hand_index(self) -> tuple:
-        """(deck_place (52,), choose (N+1, H+1), hand_class (C(N, H),), hand_order (C(N, H), H)): what
-        the compiled loops name a hand's class with. A hand's colex index over deck places,
-        sum_j choose[place_j, j + 1] (places ascending), gives its class and its canonical card
-        order as places in the ascending hand. Built on first use (about a second for 5 cards of 52)."""
-        if self._hand_index is None:
-            deck, h = self.classes.deck, self.hand
-            n = len(deck)
-            place = np.full(52, -1, np.int64)
-            place[deck] = np.arange(n)
-            choose = np.array([[math.comb(i, j) for j in range(h + 1)] for i in range(n + 1)], np.int64)
-            combos = combinations(n, h)  # (C(N, H), H) ascending places
-            ids, canonical = self.classes.classify_columns(deck[combos].T)
-            ascending = deck[combos].T  # (H, n)
-            order = (canonical[:, None, :] > ascending[None, :, :]).sum(1).T  # (n, H) place in the ascending hand
-            colex = sum(choose[combos[:, j], j + 1] for j in range(h))
-            hand_class = np.empty(len(combos), np.int64)
-            hand_order = np.empty((len(combos), h), np.int64)
-            hand_class[colex], hand_order[colex] = ids, order
-            self._hand_index = place, choose, hand_class, hand_order.astype(np.int8)
-        return self._hand_index
 
     def _rank_args(self) -> tuple:
         """(card keys, rank table, flush offsets, mask sizes, lowest discarded positions): what the
         compiled loops look final hands' ranks up with, the same for every call."""
         return (CARD_KEYS.astype(np.int64), *cards._get_tables(), self.mask_size, self.low_bit)
 
-    def _classify(self, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """((D,) class ids, (H, D) canonical orders) of hands given column-wise (H, D), compiled."""
-        place, choose, hand_class, hand_order = self.hand_index()
-        return compiled.classify(np.ascontiguousarray(np.asarray(cols, dtype=np.int32).T), place, choose,
-                                 hand_class, hand_order)
-
     # per player, the tables a best response sets, in order: the draws first (from summed counterfactual
     # values), then push or call given the chosen draws
     response_order = (("btn_draw", "btn_push"), ("bb_draw", "bb_call"))
 
-    @property
-    def deal_width(self) -> int:
-        """Cards in a training deal (:meth:`sample_blocks_deals` with :attr:`stubs` stubs)."""
-        return 2 * self.hand * (1 + self.stubs)
-
-    @property
-    def n_classes(self) -> int:
-        return self.classes.n_classes
-
     def to_exact(self, tables: dict[str, np.ndarray]):
         """(layout, probs): these class tables as a table of the exact game (:func:`to_exact_strategy`)."""
         return to_exact_strategy(self, tables)
-
-    def strategy_table(self, name: str) -> StrategyTable:
-        return next(b for b in self.strategy_tables if b.name == name)
-
-    def uniform(self, dtype=np.float32) -> dict[str, np.ndarray]:
-        """Every table's uniform strategy, full (C, *shape) tables."""
-        return {t.name: np.full((self.n_classes, *t.shape), 1 / t.n_actions, dtype=dtype) for t in self.strategy_tables}
-
-    # ---- deals ------------------------------------------------------------------------------------
-    def sample_deals(self, seed: int, shard: int, iteration: int, n: int) -> np.ndarray:
-        """(n, 4H) int32 deals drawn from the stream keyed by (seed, shard, iteration).
-
-        Columns: button hand [0:H], big blind hand [H:2H], stub top [2H:4H] (the big blind draws
-        stub[0:k2], the button stub[k2:k2+k1]). A partial Fisher-Yates shuffle of 4H positions.
-        """
-        rng = np.random.Generator(np.random.Philox(key=seed, counter=[0, 0, shard, iteration]))
-        deck = self.classes.deck
-        perm = np.tile(np.arange(len(deck), dtype=np.int32), (n, 1))  # (n, N) one row per deal
-        return deck[_shuffle_top(perm, 4 * self.hand, rng)].astype(np.int32)
-
-    def sample_deals_of_classes(self, seed: int, stream: int, player: int, first: int, stop: int,
-                                per_class: int, stubs: int = 1) -> np.ndarray:
-        """(n * per_class, 2H + 2H stubs) deals in which ``player`` holds a hand of each class in
-        [first, stop), ``per_class`` deals per class in class order (see :meth:`sample_class_deals`;
-        the stream keyed by (seed, 1, stream, first))."""
-        counts = np.full(stop - first, per_class)
-        return self.sample_class_deals(seed, (1, stream, first), player, first, counts, stubs)
-
-    def sample_class_deals(self, seed: int, key: tuple[int, int, int], player: int, first: int,
-                           counts: np.ndarray, stubs: int = 1) -> np.ndarray:
-        """(counts.sum(), 2H + 2H stubs) deals in which ``player`` holds ``counts[i]`` hands of class
-        first + i, in class order, the other cards uniform from the rest of the deck; drawn from the
-        stream keyed by (seed, *key). The class's canonical hand stands for all of its hands: the game
-        and class strategies do not change under a permutation of suits."""
-        return self.sample_blocks_deals(seed, [key], player, first, [counts], stubs)
-
-    def sample_blocks_deals(self, seed: int, keys: list[tuple[int, int, int]], player: int, first: int,
-                            counts: list[np.ndarray], stubs: int = 1, before: np.ndarray | None = None) -> np.ndarray:
-        """The deals of :meth:`sample_class_deals` of consecutive runs of classes from ``first``, run i
-        with ``counts[i]`` and the stream keyed by (seed, *keys[i]), in one call: the same deals as
-        one call per run (each deal's cards are its own row's), for less fixed work per run. With
-        ``stubs`` > 1 each deal holds that many stubs, (n, 2H + 2H stubs) (:func:`~distcfr.engine.
-        draw27_compiled.draw_deals`): :meth:`class_sums` gives the mean over a deal's stubs. With
-        ``before`` (per class, its deals drawn before these) the other hand is not drawn but walked in
-        the class's cycle (:func:`~distcfr.engine.draw27_compiled.draw_cycle_deals`, the starts named by
-        the seed and the player): still uniform deal by deal, every other hand once per cycle, and one
-        visit's deals spread over the other hands' strength (less noise a visit: stratified)."""
-        deck, h = self.classes.deck, self.hand
-        counts = [np.asarray(c) for c in counts]
-        every = np.concatenate(counts) if len(counts) > 1 else counts[0]
-        hands = np.repeat(self.classes.representative(np.arange(first, first + len(every))), every, axis=0)
-        if not len(hands):
-            return np.empty((0, 2 * h + 2 * h * stubs), dtype=np.int32)
-        spread = self.spread and stubs > 1
-        per_deal = compiled.stub_words(h, stubs) if before is None else compiled.cycle_words(h, stubs, spread)
-        words = [_stream_words(seed, key, int(c.sum()) * per_deal) for key, c in zip(keys, counts) if c.sum()]
-        words = (np.concatenate(words) if len(words) > 1 else words[0]).reshape(len(hands), per_deal)
-        place, choose = self.hand_index()[:2]
-        if before is None:
-            return compiled.draw_deals(hands.astype(np.int32), player, words, place, deck.astype(np.int32), stubs)
-        starts = np.repeat(np.cumsum(every) - every, every)
-        positions = np.repeat(np.asarray(before, np.int64), every) + np.arange(len(hands)) - starts
-        classes = np.repeat(np.arange(first, first + len(every), dtype=np.uint64), every)
-        cycle_keys = _stream_words(seed, (CYCLE_DOMAIN, player, 0), 1)[0] + classes * _GOLDEN  # wraps
-        return compiled.draw_cycle_deals(hands.astype(np.int32), player, positions, cycle_keys, words, place,
-                                         deck.astype(np.int32), stubs, choose, spread)
-
-    def other_classes(self, deals: np.ndarray, player: int) -> tuple[np.ndarray, np.ndarray]:
-        """((D,) classes, (H, D) canonical orders) of the hands of the player other than ``player``
-        (what :meth:`class_sums` takes as ``other``)."""
-        h, u = self.hand, 1 - player
-        return self._classify(np.asarray(deals)[:, u * h:(u + 1) * h].T)
 
     def _columns(self, deals: np.ndarray, known: tuple[int, np.ndarray] | None = None,
                  other: tuple | None = None):
@@ -352,44 +213,6 @@ class SampledDraw27:
                                                  rows[2][..., 1], rows[3], self.stacks, *ranks)
         out /= n_stubs  # exact for one stub
         return out
-
-
-_STREAMS = threading.local()  # one Philox per thread, its state set per stream: cheaper than a new one
-
-
-def _stream_words(seed: int, key: tuple, n: int) -> np.ndarray:
-    """(n,) uint64: the first n words of the Philox stream keyed by (seed, 0, *key)."""
-    bits = getattr(_STREAMS, "philox", None)
-    if bits is None:
-        bits = _STREAMS.philox = np.random.Philox(key=0)
-    bits.state = {"bit_generator": "Philox", "state": {"counter": np.array([0, *key], np.uint64),
-                                                       "key": np.array([seed & (2**64 - 1), seed >> 64], np.uint64)},
-                  "buffer": np.zeros(4, np.uint64), "buffer_pos": 4, "has_uint32": 0, "uinteger": 0}
-    return bits.random_raw(n)
-
-
-def _shuffle_top(perm: np.ndarray, picks: int, rng: np.random.Generator) -> np.ndarray:
-    """(n, picks) the first ``picks`` places of a partial Fisher-Yates shuffle of each row of
-    ``perm`` (n, N), shuffled in place (a deal's cards in one row: its swaps stay in cache)."""
-    return _shuffled_top(perm, _shuffle_offsets(rng, perm.shape[0], perm.shape[1], picks))
-
-
-def _shuffle_offsets(rng: np.random.Generator, n: int, size: int, picks: int) -> np.ndarray:
-    """(picks, n) the swaps of :func:`_shuffle_top` of n rows of ``size``: place i with i + offset."""
-    return rng.integers(0, size - np.arange(picks)[:, None], size=(picks, n))
-
-
-def _shuffled_top(perm: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """(n, picks) :func:`_shuffle_top` with its swaps drawn (``offsets``, (picks, n))."""
-    n, size = perm.shape
-    flat = perm.reshape(-1)
-    base = np.arange(n) * size
-    for i in range(len(offsets)):
-        j = base + i + offsets[i]
-        top = perm[:, i].copy()
-        perm[:, i] = flat[j]
-        flat[j] = top
-    return perm[:, :len(offsets)]
 
 
 # ---- the same strategy in the exact game ------------------------------------------------------------

@@ -1,0 +1,33 @@
+"""The contract of a sampled kernel: what the class blocks, the bracket, the solver, checkpoints and
+presentation call. A kernel is one game's chance-sampled CFR pass over deals grouped by one player's
+hand class; :mod:`distcfr.engine.kernels` names each game's kernel.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+
+@dataclasses.dataclass(frozen=True)
+class StrategyTable:
+    """One strategy table of the sampled game (its name, the player who acts on it): ``shape`` is per
+    class, the action axis last."""
+
+    name: str
+    player: int
+    shape: tuple[int, ...]
+    n_actions: int
+
+
+@dataclasses.dataclass(frozen=True)
+class ClassTotals:
+    """Batch sums of one strategy table per hand class: rows (G,) class ids, q (G, *shape) counterfactual
+    action values in the acting player's payoff, reach (G, B) own reach (float32)."""
+
+    rows: np.ndarray
+    q: np.ndarray
+    reach: np.ndarray
+
+
