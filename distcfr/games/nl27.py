@@ -14,8 +14,10 @@ Every amount but the all-in follows from the history alone, so one tree serves e
 Action codes: ``f`` fold, ``k`` check, ``c`` call (the button's limp included), ``a`` all-in,
 ``r<X>`` a raise to X in total before the draw (the open included) or to X in the round after it,
 ``b<X>`` the first bet after the draw (X into the round), ``d<m>`` a draw (m: draw27's mask
-character; bit j of the mask discards the j-th lowest card). A player's observation joins the
-codes with ``-`` and shows the opponent's draw as ``n<count>``.
+character; bit j of the mask discards the j-th lowest card), or with ``draw=rule`` ``n<k>`` a draw
+of k cards (the hand's k worst discarded: ``nl27_abstraction.rule_masks``). A player's observation
+joins the codes with ``-`` and shows the opponent's draw as ``n<count>``, and its own too where
+the abstraction forgets the mask (``draw=rule``, or ``post`` other than ``recall``).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from distcfr.errors import BadParameter
 from distcfr.games.base import History
 from distcfr.games.draw27 import MASK_CODES, _format_stacks, parse_stacks
 from distcfr.games.lowball_deck import LowballDeckGame
+from distcfr.games.nl27_abstraction import DRAWS, parse_draw, parse_post
 
 ALLIN = math.inf  # a contribution that is the whole stack, whatever the stack
 MAX_EXACT_STATES = 12_000  # private states of one player after its draw, summed over the draw counts
@@ -68,6 +71,11 @@ def parse_limp(text: str) -> int:
     return int(text)
 
 
+def draw_count(code: str) -> int:
+    """How many cards a draw code discards: ``d<m>`` the mask's bits, ``n<k>`` k."""
+    return bin(MASK_CODES.index(code[1])).count("1") if code[0] == "d" else int(code[1:])
+
+
 def _format_sizes(sizes: tuple) -> str:
     return "/".join(f"{x:g}" for x in sizes) if sizes else "none"
 
@@ -87,7 +95,7 @@ class Betting:
     raises: int = 0  # raises (bets, all-ins) made in this round
     acted: list = dataclasses.field(default_factory=lambda: [False, False])  # since the last raise
     folder: int = -1
-    draws: list = dataclasses.field(default_factory=list)  # draw masks in order (big blind's first)
+    draws: list = dataclasses.field(default_factory=list)  # draw codes in order (big blind's first)
 
     @property
     def facing(self) -> bool:
@@ -118,6 +126,8 @@ class Nl27(LowballDeckGame):
         raise_: float = dataclasses.field(default=3.0, metadata={"key": "raise"})
         bet: tuple = dataclasses.field(default=(0.5, 1.0), metadata={"parse": parse_sizes, "format": _format_sizes})
         cap: int = 3
+        draw: str = dataclasses.field(default="all", metadata={"parse": parse_draw})
+        post: str = dataclasses.field(default="recall", metadata={"parse": parse_post})
 
     def validate(self) -> None:
         p = self.params
@@ -136,6 +146,14 @@ class Nl27(LowballDeckGame):
             raise BadParameter(f"nl27 bet fractions must be above 0, got {min(p.bet):g}")
         if not 1 <= p.cap <= 20:
             raise BadParameter(f"nl27 cap (raises per round) must be between 1 and 20, got {p.cap}")
+        if p.draw not in DRAWS:
+            raise BadParameter(f"nl27 draw is all or rule, got {p.draw!r}")
+        try:
+            ok = parse_post(str(p.post)) == p.post
+        except ValueError as err:
+            raise BadParameter(f"nl27 {err}, got {p.post!r}") from None
+        if not ok:
+            raise BadParameter(f"nl27 post is recall, value or a number of buckets written as text, got {p.post!r}")
 
     # ---- sizes --------------------------------------------------------------------------------
     @cached_property
@@ -151,6 +169,10 @@ class Nl27(LowballDeckGame):
         """A player's private states after discarding k cards: (hand, received cards)."""
         return self.n_hands * self.received_per_hand(k)
 
+    def draws_of_count(self, k: int) -> int:
+        """How many draw actions discard k cards: every k-card mask, or the rule's one count."""
+        return 1 if self.params.draw == "rule" else math.comb(self.params.hand, k)
+
     @property
     def n_deals(self) -> int:
         """The exact solver's shards cut the button's starting hands."""
@@ -162,11 +184,12 @@ class Nl27(LowballDeckGame):
 
     def exact_size_problem(self) -> str | None:
         h = self.params.hand
-        states = sum(math.comb(h, k) * self.states_after_draw(k) for k in range(h + 1))
+        states = sum(self.draws_of_count(k) * self.states_after_draw(k) for k in range(h + 1))
         p = self.params
         deck = f"nl27 with {p.ranks} ranks, {p.suits} suits, {h} cards"
         if states > MAX_EXACT_STATES:
-            pairs = sum(math.comb(h, k0) * math.comb(h, k1) * self.states_after_draw(k0) * self.states_after_draw(k1)
+            pairs = sum(self.draws_of_count(k0) * self.draws_of_count(k1)
+                        * self.states_after_draw(k0) * self.states_after_draw(k1)
                         for k0 in range(h + 1) for k1 in range(h + 1))
             return (f"{deck} has {states:,} private states a player after the draw, more than the "
                     f"{MAX_EXACT_STATES:,} the exact solver takes: its showdown matrices alone would need "
@@ -201,7 +224,7 @@ class Nl27(LowballDeckGame):
     def _apply(self, state: Betting, code: str) -> None:
         p = state.to_act
         if state.phase == "draw":
-            state.draws.append(MASK_CODES.index(code[1]))
+            state.draws.append(code)
             if len(state.draws) == 1:
                 state.to_act = 0
             elif state.all_in:
@@ -238,6 +261,8 @@ class Nl27(LowballDeckGame):
             return []
         if state.phase == "draw":
             h = self.params.hand
+            if self.params.draw == "rule":
+                return [(f"n{k}", f"draw {k}" if k else "stand pat", 0.0) for k in range(h + 1)]
             out = []
             for mask in range(2**h):
                 drop = [str(j + 1) for j in range(h) if mask >> j & 1]
@@ -292,35 +317,50 @@ class Nl27(LowballDeckGame):
     def observation(self, history: History, player: int) -> str:
         shown = []
         seen_draws = 0
+        keeps_mask = self.params.post == "recall"  # else its own draw is a count too
         for code in history:
-            if code[0] == "d":
+            if code[0] in "dn":
                 mover = 1 if seen_draws == 0 else 0
                 seen_draws += 1
-                if mover != player:
-                    code = f"n{bin(MASK_CODES.index(code[1])).count('1')}"
+                if mover != player or not keeps_mask:
+                    code = f"n{draw_count(code)}"
             shown.append(code)
         return "-".join(shown)
 
-    def own_draw(self, history: History, player: int) -> int | None:
-        """The discard mask ``player`` chose in ``history``, None before its draw."""
-        draws = [MASK_CODES.index(code[1]) for code in history if code[0] == "d"]
+    def own_draw_code(self, history: History, player: int) -> str | None:
+        """The draw code (``d<m>`` or ``n<k>``) ``player`` played in ``history``, None before its draw."""
+        draws = [code for code in history if code[0] in "dn"]
         index = 0 if player == 1 else 1
         return draws[index] if len(draws) > index else None
 
+    def own_draw(self, history: History, player: int) -> int | None:
+        """The discard mask ``player`` chose in ``history`` (``draw=all``), None before its draw."""
+        code = self.own_draw_code(history, player)
+        if code is None:
+            return None
+        if code[0] != "d":
+            raise ValueError(f"{code}: a draw of the rule is a count, its mask depends on the hand")
+        return MASK_CODES.index(code[1])
+
+    def own_count(self, history: History, player: int) -> int | None:
+        """How many cards ``player`` drew in ``history``, None before its draw."""
+        code = self.own_draw_code(history, player)
+        return None if code is None else draw_count(code)
+
     def private_count(self, history: History, player: int) -> int:
-        mask = self.own_draw(history, player)
-        if mask is None:
+        k = self.own_count(history, player)
+        if k is None:
             return self.n_hands
-        return self.states_after_draw(bin(mask).count("1"))
+        return self.states_after_draw(k)
 
     def private_labels(self, history: History, player: int):
         from distcfr.games.nl27_cards import Nl27Cards
 
-        mask = self.own_draw(history, player)
+        k = self.own_count(history, player)
         cards = Nl27Cards.of(self)
-        if mask is None:
+        if k is None:
             return cards.hand_labels
-        return cards.post_labels(bin(mask).count("1"))
+        return cards.post_labels(k)
 
     def terminal_payoff(self, history: History) -> tuple[str, np.ndarray]:
         """("fold" or "showdown", (B,) the button's payoff: what the folder loses, or what the lower

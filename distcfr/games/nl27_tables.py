@@ -24,6 +24,7 @@ import numpy as np
 
 from distcfr.cards import RANKS, lowball27_rank
 from distcfr.games.draw27 import MASK_CODES
+from distcfr.games.nl27 import draw_count
 from distcfr.games.table import Table
 
 _SHARED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # strategy -> where its rows lie, final hands
@@ -93,8 +94,8 @@ class SpotReader:
                 continue
             codes = [c for c, _ in game.actions(prefix)]
             reach = reach * self.probs(prefix, player)[:, codes.index(code)]
-            if code[0] == "d":  # own draw: each hand's states after it, hand-major
-                k = bin(MASK_CODES.index(code[1])).count("1")
+            if code[0] in "dn":  # own draw: each hand's states after it, hand-major
+                k = draw_count(code)
                 r = game.received_per_hand(k)
                 reach = np.repeat(reach, r) / r
         return reach
