@@ -28,7 +28,7 @@ def _ids(text):
 @pytest.mark.parametrize("hand, masks", [
     ("2c2d5h", [0, 0b010, 0b110, 0b111]),  # the second deuce first, then the five, then the deuce kept
     ("2c7dAc", [0, 0b100, 0b110, 0b111]),  # aces high: the ace is the worst card
-    ("3c3d3h4c9s", [0, 0b00001, 0b00101, 0b10101, 0b11101, 0b11111]),  # trips: the club (its suit twice), the heart, 9, 4
+    ("3c3d3h4c9s", [0, 0b00001, 0b00101, 0b10101, 0b11101, 0b11111]),  # trips: club (2 clubs), heart, 9, 4
     ("8c6d4h3s2c", [0, 0b10000, 0b11000, 0b11100, 0b11110, 0b11111]),  # no pair: highest first
     ("2c2d", [0, 0b10, 0b11]),
 ])

@@ -19,6 +19,7 @@ class StrategyTable:
     player: int
     shape: tuple[int, ...]
     n_actions: int
+    keyed: str = "class"  # "class": one row per hand class (class blocks own them); "post": one row per post-draw key
 
 
 @dataclasses.dataclass(frozen=True)
