@@ -222,14 +222,19 @@ class RayClassBlocks(RayGroups, ClassBlockSetBase):
         self.starts = [lo for lo, _ in rows] + [rows[-1][1]]
         self.node_ids = self._gather("node_id")
         self.parts = [[a.sigma.remote(p) for a in self.actors] for p in (0, 1)]
+        self._start_shared(self.spec)
 
     def half_iteration(self, player: int, iteration: int, rule: dict) -> None:
         if self.parts[1 - player] is None:  # let go by release_strategy
             self._restart_strategy()
+        if self.key_tables:  # the key tables' strategy, one copy in the object store for every actor
+            shared = ray.put(self.shared_sigma)
+            for a in self.actors:
+                a.set_shared.remote(shared)  # runs before the half-iteration below (an actor's calls run in order)
         parts = self._their_parts(player, iteration)
         self.parts[player] = None  # not read in its own half: the object store holds one copy of the strategy
         self.pending = (player, [a.half_iteration.options(num_returns=2).remote(player, iteration, rule, *parts[w])
-                                 for w, a in enumerate(self.actors)])
+                                 for w, a in enumerate(self.actors)], iteration, rule)
         self.settle()
 
     def _their_parts(self, player: int, iteration: int) -> list[list]:
@@ -251,13 +256,16 @@ class RayClassBlocks(RayGroups, ClassBlockSetBase):
     def settle(self) -> None:
         if self.pending is None:
             return
-        player, calls = self.pending
+        player, calls, iteration, rule = self.pending
         self.interruptible = True  # the actors finish their half-iteration whatever this process does
         try:
             self._get([deals for _, deals in calls])
         finally:
             self.interruptible = False
         self.parts[player] = [sigma for sigma, _ in calls]
+        if self.key_tables:
+            self._update_shared(player, iteration, rule,
+                                self._get([a.take_key_sums.remote(player, iteration) for a in self.actors]))
         self.pending = None
 
     def _call(self, group: int, method: str, *args):
@@ -278,7 +286,7 @@ class RayClassBlocks(RayGroups, ClassBlockSetBase):
         for player in (0, 1):
             rows = _RayClassBlockGroup.fetch(self._get(self.parts[player]))
             out |= {name: np.concatenate([r.joined()[name] for r in rows]) for name in rows[0].chunks}
-        return out
+        return out | {name: rows.copy() for name, rows in self.shared_sigma.items()}
 
     def _gather(self, method: str) -> list:
         self.settle()

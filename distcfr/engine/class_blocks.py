@@ -37,6 +37,7 @@ from distcfr.engine.sampled_bracket import (
     focus_chunk,
     value_chunk,
 )
+from distcfr.engine.sampled_kernel import KEY_SUM_UNIT, ClassTotals, class_tables, key_tables
 from distcfr.games.registry import load_game
 from distcfr.stopping import abandon_if_stopped
 
@@ -98,7 +99,10 @@ def apply_update(rule: Rule, t: int, regrets: np.ndarray, sums: np.ndarray, sigm
     for lo in range(0, len(got.rows), step):
         rows = got.rows[lo:lo + step] - first
         q, reach = got.q[lo:lo + step], got.reach[lo:lo + step]
-        reach = reach.reshape(len(q), *(1,) * (q.ndim - 3), -1, 1)  # (G, ..., B, 1)
+        if reach.ndim == q.ndim - 1:  # a reach per decision of the row
+            reach = reach[..., None]
+        else:  # one reach per stack, the same at every decision of the row
+            reach = reach.reshape(len(q), *(1,) * (q.ndim - 3), -1, 1)  # (G, ..., B, 1)
         if len(rows) and rows[-1] - rows[0] == len(rows) - 1:  # consecutive rows: views, updated in place
             at = slice(int(rows[0]), int(rows[-1]) + 1)
             update_sampled_rows(rule, t, regrets[at], sums[at], sigma[at], q, reach)
@@ -165,8 +169,10 @@ class ClassBlockGroup:
         self.bounds = block_bounds(kernel.n_classes, n_blocks)
         self.lo, self.hi = int(self.bounds[first]), int(self.bounds[stop])
         rows = self.hi - self.lo
-        self.regrets = {b.name: np.zeros((rows, *b.shape), table_dtype) for b in kernel.strategy_tables}
-        self.sums = {b.name: np.zeros((rows, *b.shape), table_dtype) for b in kernel.strategy_tables}
+        self.regrets = {b.name: np.zeros((rows, *b.shape), table_dtype) for b in class_tables(kernel)}
+        self.sums = {b.name: np.zeros((rows, *b.shape), table_dtype) for b in class_tables(kernel)}
+        self.shared: dict[str, np.ndarray] = {}  # key tables' strategy (the set owns them: set_shared)
+        self.key_sums: tuple | None = None  # (player, iteration, {table: (q, reach)}) of the latest half
         self.done = HalfIterationProgress(None, None, first)  # how far the latest half-iteration got
         self.published: list[StrategyRows | None] = [None, None]  # per player: what sigma published last
         self._plan: tuple | None = None  # (player, iteration, runs): the deals plan drew
@@ -192,7 +198,7 @@ class ClassBlockGroup:
         ``PUBLISH_ROWS`` rows at a time (:meth:`publish`); in this process (nothing copies it),
         one array per block, computed where the player's last one was (its half let that go):
         fresh memory costs a page fault per 4 KiB, several times the pass itself."""
-        names = [b.name for b in self.kernel.strategy_tables if b.player == player]
+        names = [b.name for b in class_tables(self.kernel) if b.player == player]
         if self.publish_copies:
             firsts = list(range(self.lo, self.hi, PUBLISH_ROWS))
             chunks = {name: [self._publish_rows("sigma", self.regrets, name, f, np.float32) for f in firsts]
@@ -265,6 +271,7 @@ class ClassBlockGroup:
         rule = rule_from_fields(rule)
         if not self.done.of(player, iteration):
             self.done = HalfIterationProgress(player, iteration, self.first)
+            self.key_sums = (player, iteration, {})
         deals = 0
         try:
             for block, end, drawn, counts, other in self._runs(player, iteration, self.done.next_block):
@@ -272,19 +279,51 @@ class ClassBlockGroup:
                 at = slice(lo - self.lo, hi - self.lo)  # the run's rows of this group's tables
                 mine = {b.name: regret_matching_rows(self.regrets[b.name][at],
                                                      out=self._scratch("mine", b.name, hi - lo, np.float32))
-                        for b in self.kernel.strategy_tables if b.player == player}  # the strategy playing now
-                sigma = theirs | {name: RowTable([lo, hi], [table]) for name, table in mine.items()}
+                        for b in class_tables(self.kernel) if b.player == player}  # the strategy playing now
+                sigma = theirs | {name: RowTable([lo, hi], [table]) for name, table in mine.items()} | self.shared
                 self.interruptible = True  # sums only: a stop here loses nothing
                 got = self.kernel.class_sums(sigma, drawn, player, counts, first=lo, other=other,
                                              scratch=self._totals) if len(drawn) else {}
                 self.interruptible = False  # the tables change: not to be left half-written
                 for name, sums in got.items():
-                    self.update(rule, iteration, name, at, sums, mine[name])
+                    if name in mine:
+                        self.update(rule, iteration, name, at, sums, mine[name])
+                    else:
+                        self._add_key_sums(name, sums)
                 self.done, deals = HalfIterationProgress(player, iteration, end), deals + len(drawn)
         finally:
             self.interruptible = False
         self._plan = None
         return self.sigma(player), deals
+
+    def set_shared(self, tables: dict[str, np.ndarray]) -> None:
+        """The strategy of the key tables (rows shared by every class, held by the block set) that
+        the next half-iterations or evaluations play."""
+        self.shared = dict(tables)
+
+    def _add_key_sums(self, name: str, sums) -> None:
+        """Add a run's int64 sums of a key table to this half-iteration's (integer sums: their
+        order changes no bit)."""
+        totals = self.key_sums[2]
+        if name not in totals:
+            table = self.kernel.strategy_table(name)
+            rows = self.kernel.table_rows(table)
+            totals[name] = (np.zeros((rows, *table.shape), np.int64), np.zeros((rows, *table.shape[:-1]), np.int64))
+        q, reach = totals[name]
+        q[sums.rows] += sums.q
+        reach[sums.rows] += sums.reach
+
+    def take_key_sums(self, player: int, iteration: int) -> dict:
+        """{table: (rows, q, reach)} this group's int64 sums of ``player``'s key tables in its half of
+        ``iteration`` (the rows any deal reached); the set adds every group's and updates the rows."""
+        if self.key_sums is None or self.key_sums[:2] != (player, iteration):
+            return {}
+        out = {}
+        for name, (q, reach) in self.key_sums[2].items():
+            rows = np.flatnonzero(reach.reshape(len(reach), -1).any(1) | q.reshape(len(q), -1).any(1))
+            out[name] = (rows, q[rows], reach[rows])
+        self.key_sums = None
+        return out
 
     def _totals(self, key: str, shape: tuple) -> np.ndarray:
         """A float32 buffer of ``shape`` for a batch's class totals (read by the update at once)."""
@@ -294,7 +333,7 @@ class ClassBlockGroup:
         """{block: table} of the other player's strategy from ``parts`` (see :meth:`half_iteration`)."""
         whole = self.fetch([p for p in parts if isinstance(p, StrategyRows)])
         served = [p for p in parts if not isinstance(p, StrategyRows)]
-        names = [b.name for b in self.kernel.strategy_tables if b.player != player]
+        names = [b.name for b in class_tables(self.kernel) if b.player != player]
         if not served:
             firsts = [f for p in whole for f in p.firsts] + [whole[-1].stop]
             return {name: RowTable(firsts, [c for p in whole for c in p.chunks[name]]) for name in names}
@@ -394,7 +433,7 @@ class ClassBlockGroup:
         parts = self.fetch(list(published))
         firsts = [f for p in parts for f in p.firsts] + [parts[-1].stop]
         return {b.name: RowTable(firsts, [c for p in parts for c in p.chunks[b.name]])
-                for b in self.kernel.strategy_tables}
+                for b in class_tables(self.kernel)} | self.shared
 
     def release(self) -> None:
         """Let this group's references to its published strategy and its drawn deals go."""
@@ -429,11 +468,51 @@ def _heeding_stops(chunks: list[tuple[int, int]]) -> Iterator[tuple[int, int]]:
 
 class ClassBlockSetBase:
     """The coordinator's side of a sampled block set: the current strategy's parts per player,
-    the half-iteration that may be cut short by a signal and finished later (``settle``)."""
+    the half-iteration that may be cut short by a signal and finished later (``settle``), and the
+    key tables (rows shared by every class: nl27's post-draw keys), held here whole: each
+    half-iteration the groups' int64 sums of the player's key rows are added (in any order: the
+    same bits) and the rows updated by the rule, as the groups update theirs."""
 
     n_blocks: int
     starts: list[int]  # first class row of each group, then the number of classes
     tables_dtype = np.dtype(TABLE_DTYPE)  # of the regrets and sums
+    shared_regrets: dict[str, np.ndarray] = {}
+    shared_sums: dict[str, np.ndarray] = {}
+    shared_sigma: dict[str, np.ndarray] = {}
+
+    def _start_shared(self, spec: str) -> None:
+        """Key tables of the game's kernel, zero; their strategy uniform."""
+        kernel = sampled_kernel(load_game(spec))
+        self.key_tables = key_tables(kernel)
+        shapes = {t.name: (kernel.table_rows(t), *t.shape) for t in self.key_tables}
+        self.shared_regrets = {name: np.zeros(shape, self.tables_dtype) for name, shape in shapes.items()}
+        self.shared_sums = {name: np.zeros(shape, self.tables_dtype) for name, shape in shapes.items()}
+        self._match_shared()
+
+    def _match_shared(self) -> None:
+        self.shared_sigma = {name: regret_matching_rows(r) for name, r in self.shared_regrets.items()}
+
+    def _update_shared(self, player: int, iteration: int, rule: dict, parts: list[dict]) -> None:
+        """Add the groups' key sums of ``player`` (:meth:`ClassBlockGroup.take_key_sums`) and update its
+        key rows as iteration ``iteration`` of the rule says; the strategy of those rows follows."""
+        rule = rule_from_fields(rule)
+        for table in self.key_tables:
+            if table.player != player:
+                continue
+            name = table.name
+            q = np.zeros(self.shared_regrets[name].shape, np.int64)
+            reach = np.zeros(q.shape[:-1], np.int64)
+            for part in parts:
+                if name in part:
+                    rows, part_q, part_reach = part[name]
+                    q[rows] += part_q
+                    reach[rows] += part_reach
+            rows = np.flatnonzero(reach.reshape(len(reach), -1).any(1) | q.reshape(len(q), -1).any(1))
+            got = ClassTotals(rows, (q[rows] * KEY_SUM_UNIT).astype(np.float32),
+                              (reach[rows] * KEY_SUM_UNIT).astype(np.float32))
+            apply_update(rule, iteration, self.shared_regrets[name], self.shared_sums[name], self.shared_sigma[name],
+                         got, 0)
+            self.shared_sigma[name] = regret_matching_rows(self.shared_regrets[name])
 
     def half_iteration(self, player: int, iteration: int, rule: dict) -> None:
         """Update ``player``'s rows with the deals of ``iteration`` as the rule with these fields says."""
@@ -444,9 +523,20 @@ class ClassBlockSetBase:
         raise NotImplementedError
 
     def tables(self) -> tuple[dict, dict]:
-        """(regrets, sums): full (C, ...) tables per block (small games: tests and benches)."""
+        """(regrets, sums): full (rows, ...) tables per table (small games: tests and benches)."""
         parts = self._gather("tables")
-        return tuple({name: _joined([p[i][name] for p in parts]) for name in parts[0][i]} for i in (0, 1))
+        classes = tuple({name: _joined([p[i][name] for p in parts]) for name in parts[0][i]} for i in (0, 1))
+        return (classes[0] | {n: t.copy() for n, t in self.shared_regrets.items()},
+                classes[1] | {n: t.copy() for n, t in self.shared_sums.items()})
+
+    def _push_shared(self, tables: dict[str, np.ndarray]) -> None:
+        """Give every group the key tables' strategy its next half-iterations or evaluations play."""
+        if tables:
+            for call in [self._call(g, "set_shared", tables) for g in range(len(self.starts) - 1)]:
+                self._result(call)
+
+    def _shared_average(self) -> dict[str, np.ndarray]:
+        return {name: regret_matching_rows(s, np.float16) for name, s in self.shared_sums.items()}
 
     def bracket_sums(self, settings: BracketSettings, chunks: list[tuple[int, int]]) -> list[np.ndarray]:
         """Each player's (10, B) sums of the exploitability bracket of the average strategy as ``settings``
@@ -469,7 +559,9 @@ class ClassBlockSetBase:
         """The (2, B) sums of a value reading of the average strategy (the button's value per stack
         on fixed deals: :func:`~distcfr.engine.sampled_bracket.value_chunk`), its chunks spread over
         the groups like a bracket's: the same bits on any number of groups."""
-        return self._on_groups(chunks, "value_sums", seed, per_class, published=self._gather_averages())
+        averages = self._gather_averages()
+        self._push_shared(self._shared_average())
+        return self._on_groups(chunks, "value_sums", seed, per_class, published=averages)
 
     def _gather_averages(self) -> list:
         self.settle()
@@ -500,11 +592,18 @@ class ClassBlockSetBase:
         pending: deque = deque()
         for table, lo, hi in requests:
             kind, name = table.split(".", 1)
-            pending.append([self._call(g, "table_rows", kind, name, a, b) for g, a, b in self._owners(lo, hi)])
+            if name in self.shared_regrets:  # a key table: here
+                pending.append([self._held(getattr(self, f"shared_{kind}")[name][lo:hi])])
+            else:
+                pending.append([self._call(g, "table_rows", kind, name, a, b) for g, a, b in self._owners(lo, hi)])
             if len(pending) > ROWS_IN_FLIGHT:
                 yield _joined([self._result(call) for call in pending.popleft()])
         while pending:
             yield _joined([self._result(call) for call in pending.popleft()])
+
+    def _held(self, rows: np.ndarray):
+        """Rows this process holds, as a call :meth:`_result` gives back."""
+        return rows.copy()
 
     def write_rows(self, chunks: Iterable[tuple[str, int, np.ndarray]]) -> None:
         """Set the tables from (table, first row, rows) chunks (see :meth:`read_rows`); the
@@ -513,12 +612,16 @@ class ClassBlockSetBase:
         pending: deque = deque()
         for table, lo, rows in chunks:
             kind, name = table.split(".", 1)
+            if name in self.shared_regrets:  # a key table: here
+                getattr(self, f"shared_{kind}")[name][lo:lo + len(rows)] = rows
+                continue
             pending.extend(self._call(g, "set_table_rows", kind, name, a, rows[a - lo:b - lo])
                            for g, a, b in self._owners(lo, lo + len(rows)))
             while len(pending) > ROWS_IN_FLIGHT:
                 self._result(pending.popleft())
         for call in pending:
             self._result(call)
+        self._match_shared()
         self._restart_strategy()
 
     def load(self, regrets: dict, sums: dict) -> None:
@@ -546,7 +649,7 @@ class ClassBlockSetBase:
     def average(self) -> dict[str, np.ndarray]:
         """{block: (C, ...) float16} the average strategy."""
         parts = self._gather("average")
-        return {name: _joined([p[name] for p in parts]) for name in parts[0]}
+        return {name: _joined([p[name] for p in parts]) for name in parts[0]} | self._shared_average()
 
     def current(self) -> dict[str, np.ndarray]:
         """{block: (C, ...) float32} the current strategy."""
@@ -573,6 +676,7 @@ class LocalClassBlocks(ClassBlockSetBase):
         self.starts = list(self.group.rows())
         self.parts = [self.group.sigma(0), self.group.sigma(1)]
         self.pending: tuple | None = None
+        self._start_shared(spec)
 
     @property
     def interruptible(self) -> bool:
@@ -581,14 +685,17 @@ class LocalClassBlocks(ClassBlockSetBase):
     def half_iteration(self, player: int, iteration: int, rule: dict) -> None:
         if self.parts[1 - player] is None:  # let go by release_strategy
             self._restart_strategy()
+        self.group.set_shared(self.shared_sigma)
         self.pending = (player, iteration, rule)
         self.settle()
 
     def settle(self) -> None:
         if self.pending is not None:
-            player = self.pending[0]
+            player, iteration, rule = self.pending
             self.parts[player] = None  # not read in its own half: one copy of the strategy at a time
             self.parts[player] = self.group.half_iteration(*self.pending, self.parts[1 - player])[0]
+            if self.key_tables:
+                self._update_shared(player, iteration, rule, [self.group.take_key_sums(player, iteration)])
             self.pending = None
 
     def _call(self, group: int, method: str, *args):
@@ -601,7 +708,7 @@ class LocalClassBlocks(ClassBlockSetBase):
         self.parts = [self.group.sigma(0), self.group.sigma(1)]
 
     def current(self) -> dict[str, np.ndarray]:
-        joined = self.parts[0].joined() | self.parts[1].joined()
+        joined = self.parts[0].joined() | self.parts[1].joined() | self.shared_sigma
         return {name: rows.copy() for name, rows in joined.items()}  # the next strategy is computed in that memory
 
     def tables(self) -> tuple[dict, dict]:

@@ -21,7 +21,13 @@ def _sampled_draw27(game: Game):
     return SampledDraw27(p.ranks, p.suits, p.hand, p.stacks)
 
 
-SAMPLED: dict[str, Callable[[Game], object]] = {"draw27": _sampled_draw27}  # game name -> sampled kernel
+def _sampled_nl27(game: Game):
+    from distcfr.engine.sampled_nl27 import SampledNl27
+
+    return SampledNl27(game)
+
+
+SAMPLED: dict[str, Callable[[Game], object]] = {"draw27": _sampled_draw27, "nl27": _sampled_nl27}  # name -> kernel
 
 
 def can_sample(game: Game) -> bool:

@@ -31,6 +31,7 @@ class LowballDeals:
     deck's ranks)."""
 
     strategy_tables: tuple[StrategyTable, ...] = ()
+    n_keys = 0  # rows of the key tables (post-draw keys), if the kernel has any
     stubs, cycle, spread = 1, False, False
 
     def __init__(self, ranks: int, suits: int, hand: int):
@@ -52,9 +53,14 @@ class LowballDeals:
     def strategy_table(self, name: str) -> StrategyTable:
         return next(b for b in self.strategy_tables if b.name == name)
 
+    def table_rows(self, table: StrategyTable) -> int:
+        """Rows of ``table``: one per hand class, or per key of a key table."""
+        return self.n_classes if table.keyed == "class" else self.n_keys
+
     def uniform(self, dtype=np.float32) -> dict[str, np.ndarray]:
-        """Every table's uniform strategy, full (C, *shape) tables."""
-        return {t.name: np.full((self.n_classes, *t.shape), 1 / t.n_actions, dtype=dtype) for t in self.strategy_tables}
+        """Every table's uniform strategy, full (rows, *shape) tables."""
+        return {t.name: np.full((self.table_rows(t), *t.shape), 1 / t.n_actions, dtype=dtype)
+                for t in self.strategy_tables}
 
     def hand_index(self) -> tuple:
         """(deck_place (52,), choose (N+1, H+1), hand_class (C(N, H),), hand_order (C(N, H), H)): what

@@ -9,6 +9,8 @@ import dataclasses
 
 import numpy as np
 
+KEY_SUM_UNIT = 2.0**-32  # key tables' sums are int64 counts of this many BB: their order changes no bit
+
 
 @dataclasses.dataclass(frozen=True)
 class StrategyTable:
@@ -32,3 +34,14 @@ class ClassTotals:
     reach: np.ndarray
 
 
+
+
+def class_tables(kernel) -> list[StrategyTable]:
+    """The kernel's tables with one row per hand class (the class blocks own their rows)."""
+    return [t for t in kernel.strategy_tables if t.keyed == "class"]
+
+
+def key_tables(kernel) -> list[StrategyTable]:
+    """The kernel's tables whose rows are keys every class shares (post-draw keys): the block set
+    holds them and adds every group's sums (:meth:`~distcfr.engine.class_blocks.ClassBlockGroup.take_key_sums`)."""
+    return [t for t in kernel.strategy_tables if t.keyed != "class"]

@@ -34,12 +34,11 @@ import numpy as np
 from distcfr.cards import CARD_KEYS, rank_of_keys
 from distcfr.engine.lowball_deals import LowballDeals
 from distcfr.engine.row_table import rows_of
-from distcfr.engine.sampled_kernel import ClassTotals, StrategyTable
+from distcfr.engine.sampled_kernel import KEY_SUM_UNIT, ClassTotals, StrategyTable
 from distcfr.errors import BadParameter
 from distcfr.games.nl27_abstraction import n_post_keys, post_keys, rule_masks
 from distcfr.games.tree import TERMINAL
 
-FIXED_POINT = float(2**32)  # post-draw sums: units of 2^-32 (int64 holds 2^31 BB of sums)
 DEAL_CHUNK = 2048  # deals evaluated together: bounds the post-draw arrays (deals x 36 counts x stacks)
 
 
@@ -383,7 +382,7 @@ class SampledNl27(LowballDeals):
 
 def _fixed(x: np.ndarray) -> np.ndarray:
     """``x`` in units of 2^-32, rounded to int64."""
-    return np.rint(x * FIXED_POINT).astype(np.int64)
+    return np.rint(x / KEY_SUM_UNIT).astype(np.int64)
 
 
 def _chunks(ends: np.ndarray):

@@ -112,8 +112,8 @@ def _check_iteration(path, layout: Layout, rule: Rule, fields: dict) -> None:
 def table_specs(kernel) -> list[TableSpec]:
     """The tables of a sampled checkpoint, in file order: every strategy table's regrets, then its sums."""
     tables = kernel.strategy_tables
-    return ([TableSpec(f"regrets.{t.name}", (kernel.n_classes, *t.shape), "finite") for t in tables]
-            + [TableSpec(f"sums.{t.name}", (kernel.n_classes, *t.shape), "nonnegative") for t in tables])
+    return ([TableSpec(f"regrets.{t.name}", (kernel.table_rows(t), *t.shape), "finite") for t in tables]
+            + [TableSpec(f"sums.{t.name}", (kernel.table_rows(t), *t.shape), "nonnegative") for t in tables])
 
 
 @dataclass(frozen=True, eq=False)
