@@ -271,7 +271,7 @@ class ClassBlockGroup:
         rule = rule_from_fields(rule)
         if not self.done.of(player, iteration):
             self.done = HalfIterationProgress(player, iteration, self.first)
-            self.key_sums = (player, iteration, {})
+            self.key_sums = (player, iteration, {}) if key_tables(self.kernel) else None
         deals = 0
         try:
             for block, end, drawn, counts, other in self._runs(player, iteration, self.done.next_block):
@@ -282,14 +282,12 @@ class ClassBlockGroup:
                         for b in class_tables(self.kernel) if b.player == player}  # the strategy playing now
                 sigma = theirs | {name: RowTable([lo, hi], [table]) for name, table in mine.items()} | self.shared
                 self.interruptible = True  # sums only: a stop here loses nothing
+                extra = {"key_sums": self._key_sums(player)} if self.key_sums is not None else {}
                 got = self.kernel.class_sums(sigma, drawn, player, counts, first=lo, other=other,
-                                             scratch=self._totals) if len(drawn) else {}
+                                             scratch=self._totals, **extra) if len(drawn) else {}
                 self.interruptible = False  # the tables change: not to be left half-written
                 for name, sums in got.items():
-                    if name in mine:
-                        self.update(rule, iteration, name, at, sums, mine[name])
-                    else:
-                        self._add_key_sums(name, sums)
+                    self.update(rule, iteration, name, at, sums, mine[name])
                 self.done, deals = HalfIterationProgress(player, iteration, end), deals + len(drawn)
         finally:
             self.interruptible = False
@@ -301,17 +299,16 @@ class ClassBlockGroup:
         the next half-iterations or evaluations play."""
         self.shared = dict(tables)
 
-    def _add_key_sums(self, name: str, sums) -> None:
-        """Add a run's int64 sums of a key table to this half-iteration's (integer sums: their
-        order changes no bit)."""
+    def _key_sums(self, player: int) -> dict:
+        """{table: (q, reach)} the int64 sums of ``player``'s key tables this half-iteration adds to
+        (the kernel adds each run's: integer sums, whose order changes no bit), zero at its start."""
         totals = self.key_sums[2]
-        if name not in totals:
-            table = self.kernel.strategy_table(name)
-            rows = self.kernel.table_rows(table)
-            totals[name] = (np.zeros((rows, *table.shape), np.int64), np.zeros((rows, *table.shape[:-1]), np.int64))
-        q, reach = totals[name]
-        q[sums.rows] += sums.q
-        reach[sums.rows] += sums.reach
+        for table in key_tables(self.kernel):
+            if table.player == player and table.name not in totals:
+                rows = self.kernel.table_rows(table)
+                totals[table.name] = (np.zeros((rows, *table.shape), np.int64),
+                                      np.zeros((rows, *table.shape[:-1]), np.int64))
+        return totals
 
     def take_key_sums(self, player: int, iteration: int) -> dict:
         """{table: (rows, q, reach)} this group's int64 sums of ``player``'s key tables in its half of

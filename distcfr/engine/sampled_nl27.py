@@ -192,11 +192,13 @@ class SampledNl27(LowballDeals):
         return out
 
     def class_sums(self, sigma: dict, deals: np.ndarray, player: int, counts: np.ndarray,
-                   first: int | None = None, other: tuple | None = None, scratch=None) -> dict[str, ClassTotals]:
+                   first: int | None = None, other: tuple | None = None, scratch=None,
+                   key_sums: dict | None = None) -> dict[str, ClassTotals]:
         """Batch sums of ``player``'s counterfactual action values and own reach: per hand class for
         its class tables (deals grouped by the player's class, ``counts[i]`` of the i-th class present,
         in class order; the same sums whatever else shares the call), and per post-draw key for its
-        post table (int64 in 2^-32 units: add them in any order). ``first``, ``other`` and ``scratch``
+        post table (int64 in 2^-32 units: add them in any order), added to ``key_sums[table]`` = (q, reach)
+        when given, else returned as the rows any deal reached. ``first``, ``other`` and ``scratch``
         are taken for the contract and not needed here (classes are looked up)."""
         deals = np.asarray(deals)
         counts = np.asarray(counts)
@@ -206,8 +208,11 @@ class SampledNl27(LowballDeals):
         out_q = {t.name: [] for t in names if t.keyed == "class"}
         out_r = {t.name: [] for t in names if t.keyed == "class"}
         post = next(t for t in names if t.keyed == "post")
-        post_q = np.zeros((self.n_keys, *post.shape), dtype=np.int64)
-        post_r = np.zeros((self.n_keys, *post.shape[:-1]), dtype=np.int64)
+        if key_sums is not None:
+            post_q, post_r = key_sums[post.name]
+        else:
+            post_q = np.zeros((self.n_keys, *post.shape), dtype=np.int64)
+            post_r = np.zeros((self.n_keys, *post.shape[:-1]), dtype=np.int64)
         rows = []
         for lo, hi, starts in _chunks(ends):  # whole classes, or one class in pieces of DEAL_CHUNK
             got = self._pass(sigma, deals[lo:hi], player, post_q, post_r)
@@ -227,8 +232,9 @@ class SampledNl27(LowballDeals):
                 q, r = np.add.reduceat(q, starts, axis=0), np.add.reduceat(r, starts, axis=0)
             result[name] = ClassTotals(np.unique(rows) if len(merged) else rows, q.astype(np.float32),
                                        r.astype(np.float32))
-        touched = np.flatnonzero(post_r.reshape(len(post_r), -1).any(1) | post_q.reshape(len(post_q), -1).any(1))
-        result[post.name] = ClassTotals(touched, post_q[touched], post_r[touched])
+        if key_sums is None:
+            touched = np.flatnonzero(post_r.reshape(len(post_r), -1).any(1) | post_q.reshape(len(post_q), -1).any(1))
+            result[post.name] = ClassTotals(touched, post_q[touched], post_r[touched])
         return result
 
     # ---- one pass over a chunk of deals -------------------------------------------------------------
