@@ -14,6 +14,12 @@ A player's draw changes its state space from hands to (hand, received cards), ha
 repeats over the received sets; values sum over them back to the hand. Shards cut the button's
 starting hands (its states of those hands; the big blind's are whole), so shard sums add up to
 the full pass exactly, as the deal-form shards do. Python loops run over public nodes only.
+
+The card abstractions (``nl27_abstraction``) change two things. A draw of the rule (``n<k>``) maps
+each hand to the final hands of its own rule mask. With ``post`` other than ``recall``, the acting
+player's rows past its draw are the post keys of its final hands: its states read the row of their
+key (a gather), and what the rows sum (action values, own reach, a best response's values) is
+summed over the states of each key (a bincount), so a best response too chooses per key.
 """
 
 from __future__ import annotations
@@ -23,6 +29,8 @@ import math
 import numpy as np
 
 from distcfr.engine.layout import Layout
+from distcfr.games.draw27 import MASK_CODES
+from distcfr.games.nl27 import draw_count
 from distcfr.games.nl27_cards import Nl27Cards
 from distcfr.games.tree import TERMINAL
 
@@ -42,39 +50,46 @@ class RangeShard:
         stub = n - 2 * h
         self._pair_weight = 1 / (n_h * math.comb(n - h, h))  # one ordered pair of disjoint hands
 
-        # per node: each player's own draw mask (None before it), its state count, and for the
-        # acting player its infoset rows and whether the node is a draw
-        self.masks: list[tuple] = []
+        # per node: each player's own draw code (None before it), and for the acting player its
+        # infoset rows, whether the node is a draw, and (keyed nodes) each of its states' post key
+        self.draws: list[tuple] = []
         self.rows: list[slice | None] = []
+        self.keys: list[np.ndarray | None] = []  # (states of the shard,) int64 row within ``rows``
         self.is_draw: list[bool] = []
         for node in range(tree.n_nodes):
             history = tree.histories[node]
-            masks = tuple(game.own_draw(history, p) for p in (0, 1))
-            self.masks.append(masks)
+            draws = tuple(game.own_draw_code(history, p) for p in (0, 1))
+            self.draws.append(draws)
             player = int(tree.player[node])
+            self.keys.append(None)
             if player == TERMINAL:
                 self.rows.append(None)
                 self.is_draw.append(False)
                 continue
-            lo, hi = self._state_range(player, masks[player])
+            lo, hi = self._state_range(player, draws[player])
             offset = int(layout.node_offset[node])
-            self.rows.append(slice(offset + lo, offset + hi))
+            if game.keyed(history, player):
+                n_keys = game.private_count(history, player)
+                self.rows.append(slice(offset, offset + n_keys))
+                self.keys[node] = cards.state_keys(self._final_ranks(draws[player]), game.params.post)[lo:hi]
+            else:
+                self.rows.append(slice(offset + lo, offset + hi))
             self.is_draw.append(tree.action_labels[node][0] == "stand pat")
         self.children = [range(int(tree.first_child[n]), int(tree.first_child[n] + tree.n_children[n]))
                          for n in range(tree.n_nodes)]
-        received = [game.received_per_hand(_count(mask)) for mask in range(2**h)]  # states per hand after a draw
-        self.repeats = [received[:len(self.children[n])] if self.is_draw[n] else None for n in range(tree.n_nodes)]
+        self.repeats = [[game.received_per_hand(draw_count(tree.histories[c][-1])) for c in self.children[n]]
+                        if self.is_draw[n] else None for n in range(tree.n_nodes)]  # states per hand after a draw
         self.decisions = [(n, int(tree.player[n])) for n in range(tree.n_nodes) if tree.player[n] != TERMINAL]
         # the chance of one private state of the acting player: a hand, then (hand, cards received)
         self.state_chance = [None if self.rows[n] is None else
-                             1 / (n_h * (1 if masks[p] is None else game.received_per_hand(_count(masks[p]))))
-                             for n, masks, p in zip(range(tree.n_nodes), self.masks, tree.player.tolist())]
+                             1 / (n_h * (1 if draws[p] is None else game.received_per_hand(_count(draws[p]))))
+                             for n, draws, p in zip(range(tree.n_nodes), self.draws, tree.player.tolist())]
 
         # terminals grouped by the matrix their values need; amounts (B,) in the button's payoff
         self.terminal_groups: dict[tuple, list[tuple[int, np.ndarray]]] = {}
         for node in np.flatnonzero(tree.player == TERMINAL):
             kind, amount = game.terminal_payoff(tree.histories[node])
-            m0, m1 = self.masks[node]
+            m0, m1 = self.draws[node]
             if m0 is None or m1 is None:
                 key = ("hands",)
             elif kind == "fold":
@@ -87,20 +102,26 @@ class RangeShard:
         self.terminal_amounts = {key: np.stack([np.broadcast_to(a, (b,)) for _, a in group])
                                  for key, group in self.terminal_groups.items()}  # (T, B)
 
-    def _state_range(self, player: int, mask: int | None) -> tuple[int, int]:
-        """The [lo, hi) of this shard's states of ``player`` among its private indices."""
-        per_hand = 1 if mask is None else self.layout.game.received_per_hand(_count(mask))
+    def _state_range(self, player: int, draw: str | None) -> tuple[int, int]:
+        """The [lo, hi) of this shard's states of ``player`` among its private states."""
+        per_hand = 1 if draw is None else self.layout.game.received_per_hand(_count(draw))
         if player == 0:
             return self.lo * per_hand, self.hi * per_hand
         return 0, self.cards.n_hands * per_hand
 
-    def _bits(self, player: int, mask: int | None) -> np.ndarray:
-        if mask is None:
+    def _bits(self, player: int, draw: str | None) -> np.ndarray:
+        if draw is None:
             bits = self.cards.hand_bits
         else:
-            bits = self.cards.post_bits(_count(mask))
-        lo, hi = self._state_range(player, mask)
+            bits = self.cards.post_bits(_count(draw))
+        lo, hi = self._state_range(player, draw)
         return bits[lo:hi]
+
+    def _final_ranks(self, draw: str) -> np.ndarray:
+        """(all states after ``draw``,) the final hand's deuce-to-seven rank: a mask's, or the rule's."""
+        if draw[0] == "d":
+            return self.cards.final_ranks(_mask(draw))
+        return self.cards.rule_final_ranks(_count(draw))
 
     def _matrix(self, key: tuple, stub: int) -> np.ndarray:
         """(button states of the shard, big blind states) float64: chance weight x compatibility
@@ -110,7 +131,7 @@ class RangeShard:
         else:
             if key[0] == "fold":
                 k0, k1 = key[1], key[2]
-                m0, m1 = (1 << k0) - 1, (1 << k1) - 1  # any masks of those counts have the same card sets
+                m0, m1 = f"n{k0}", f"n{k1}"  # any draws of those counts have the same card sets
             else:
                 m0, m1 = key[1], key[2]
                 k0, k1 = _count(m0), _count(m1)
@@ -119,8 +140,8 @@ class RangeShard:
         matrix = ((x[:, None] & y[None, :]) == 0) * weight  # (X, Y)
         if key[0] == "showdown":
             lo, hi = self._state_range(0, m0)
-            mine = self.cards.final_ranks(m0)[lo:hi]
-            theirs = self.cards.final_ranks(m1)
+            mine = self._final_ranks(m0)[lo:hi]
+            theirs = self._final_ranks(m1)
             matrix *= np.sign(theirs[None, :] - mine[:, None])
         return matrix
 
@@ -139,7 +160,7 @@ class RangeShard:
                     for child in self.children[node]:
                         out[p][child] = here
                     continue
-                sigma = sigma_t[self.rows[node]]  # (S, B, A)
+                sigma = self.state_sigma(sigma_t, node)  # (S, B, A)
                 repeats = self.repeats[node]
                 for a, child in enumerate(self.children[node]):
                     step = here * sigma[:, :, a]
@@ -193,7 +214,7 @@ class RangeShard:
                 values[node] = total
                 continue
             rows = self.rows[node]
-            sigma = sigma_t[rows]
+            sigma = self.state_sigma(sigma_t, node)
             kids = self.child_values(node, values)
             total = kids[0] * sigma[:, :, 0]
             for a in range(1, len(kids)):
@@ -201,11 +222,24 @@ class RangeShard:
             values[node] = total
             if q is not None:
                 local = slice(rows.start - first_row, rows.stop - first_row)
-                for a, kid in enumerate(kids):
-                    q[:, local, a] += kid.T
+                keys = self.keys[node]
+                if keys is None:
+                    for a, kid in enumerate(kids):
+                        q[:, local, a] += kid.T
+                else:
+                    per_key = sum_by_key(keys, np.stack(kids, axis=-1), rows.stop - rows.start)  # (n_keys, B, nc)
+                    q[:, local, :len(kids)] += per_key.transpose(1, 0, 2)
                 if counts_own_reach:  # weighed by each state's chance, as the deal form's sums are
-                    own_reach[:, local] += reach[player][node].T * self.state_chance[node]
+                    own = reach[player][node] * self.state_chance[node]  # (S, B)
+                    own_reach[:, local] += (own if keys is None else sum_by_key(keys, own, rows.stop - rows.start)).T
         return values[0]
+
+    def state_sigma(self, sigma_t: np.ndarray, node: int) -> np.ndarray:
+        """(states of the acting player, B, A): its strategy at ``node`` per state (a keyed node's
+        states read their key's row)."""
+        sigma = sigma_t[self.rows[node]]
+        keys = self.keys[node]
+        return sigma if keys is None else sigma[keys]
 
 
 class RangeCFRKernel:
@@ -293,8 +327,10 @@ class RangeBestResponseKernel:
             values[other][node] = total
             node_kids = np.stack(shard.child_values(node, values[player]), axis=-1)  # (S, B, nc)
             kids[node] = node_kids
-            rows = shard.rows[node]
+            rows, keys = shard.rows[node], shard.keys[node]
             base = depth_rows[player].start - (0 if player == 0 else n_first)
+            if keys is not None:  # a keyed node: one choice per key, its states' values summed
+                node_kids = sum_by_key(keys, node_kids, rows.stop - rows.start)
             q[rows.start - base:rows.stop - base, :, :node_kids.shape[-1]] += node_kids
         return q.transpose(1, 0, 2)
 
@@ -311,7 +347,9 @@ class RangeBestResponseKernel:
                 continue
             rows = shard.rows[node]
             base = depth_rows[player].start - (0 if player == 0 else n_first)
-            choice = best[:, rows.start - base:rows.stop - base].T  # (S, B)
+            choice = best[:, rows.start - base:rows.stop - base].T  # (S, B), or (n_keys, B) at a keyed node
+            if shard.keys[node] is not None:
+                choice = choice[shard.keys[node]]
             node_kids = state["kids"].pop(node)
             state["values"][player][node] = np.take_along_axis(node_kids, choice[..., None], axis=-1)[..., 0]
 
@@ -321,8 +359,20 @@ class RangeBestResponseKernel:
         return np.stack([state["values"][p][0].sum(axis=0) for p in (0, 1)])
 
 
-def _count(mask: int) -> int:
-    return bin(mask).count("1")
+def _count(draw: str) -> int:
+    return draw_count(draw)
+
+
+def _mask(draw: str) -> int:
+    return MASK_CODES.index(draw[1])
+
+
+def sum_by_key(keys: np.ndarray, values: np.ndarray, n_keys: int) -> np.ndarray:
+    """(n_keys, ...) the rows of ``values`` (S, ...) summed per key (``keys`` (S,) int64 in [0, n_keys))."""
+    flat = values.reshape(len(keys), -1)  # (S, C)
+    c = flat.shape[1]
+    index = (keys[:, None] * c + np.arange(c)[None, :]).ravel()  # (S * C,) the cell of each value
+    return np.bincount(index, weights=flat.ravel(), minlength=n_keys * c).reshape(n_keys, *values.shape[1:])
 
 
 def range_shard_bytes(sizes, start: int, stop: int) -> tuple[int, int, int]:
@@ -334,11 +384,11 @@ def range_shard_bytes(sizes, start: int, stop: int) -> tuple[int, int, int]:
     states = np.zeros(2)  # each player's states summed over the nodes (the button's: this shard's share)
     matrices = {}
     for node, history in enumerate(tree.histories):
-        counts = [game.private_count(history, p) for p in (0, 1)]
+        counts = [game.state_count(history, p) for p in (0, 1)]
         states += (counts[0] * share, counts[1])
         if tree.player[node] == TERMINAL:
-            masks = tuple(game.own_draw(history, p) for p in (0, 1))
-            matrices[masks] = counts[0] * share * counts[1]
+            draws = tuple(game.own_draw_code(history, p) for p in (0, 1))
+            matrices[draws] = counts[0] * share * counts[1]
     nodes_x_states = float(states.sum()) * b * 8
     matrix_bytes = 2 * sum(matrices.values()) * 8  # showdown and fold matrices of each draw-count pair
     persistent = int(matrix_bytes + 2 * nodes_x_states)  # the matrices; reach (kept between calls)

@@ -347,11 +347,21 @@ class Nl27(LowballDeckGame):
         code = self.own_draw_code(history, player)
         return None if code is None else draw_count(code)
 
-    def private_count(self, history: History, player: int) -> int:
+    def keyed(self, history: History, player: int) -> bool:
+        """Whether ``player``'s decisions at ``history`` are keyed by its final hand's post key (past
+        its draw, with ``post`` other than ``recall``) rather than by its private state."""
+        return self.params.post != "recall" and self.own_draw_code(history, player) is not None
+
+    def state_count(self, history: History, player: int) -> int:
+        """``player``'s private states at ``history``: its hands, or (hand, received cards) past its draw."""
         k = self.own_count(history, player)
-        if k is None:
-            return self.n_hands
-        return self.states_after_draw(k)
+        return self.n_hands if k is None else self.states_after_draw(k)
+
+    def private_count(self, history: History, player: int) -> int:
+        """Rows of ``player``'s information sets at ``history``: its states, or the post keys."""
+        if self.keyed(history, player):
+            return len(self.private_labels(history, player))
+        return self.state_count(history, player)
 
     def private_labels(self, history: History, player: int):
         from distcfr.games.nl27_cards import Nl27Cards
@@ -360,6 +370,8 @@ class Nl27(LowballDeckGame):
         cards = Nl27Cards.of(self)
         if k is None:
             return cards.hand_labels
+        if self.params.post != "recall":
+            return cards.key_space(self.params.post)[1]
         return cards.post_labels(k)
 
     def terminal_payoff(self, history: History) -> tuple[str, np.ndarray]:

@@ -20,7 +20,7 @@ from functools import cache
 
 import numpy as np
 
-from distcfr.cards import lowball27_rank
+from distcfr.cards import RANKS, lowball27_rank
 
 DRAWS = ("all", "rule")
 MIN_BUCKETS = 2
@@ -97,3 +97,11 @@ def n_post_keys(post: str, deck, hand: int) -> int:
     if post == "value":
         return int(ranks.max()) + 1
     return int(value_buckets(tuple(int(c) for c in deck), hand, int(post)).max()) + 1
+
+
+def value_label(card_ids) -> str:
+    """A hand's deuce-to-seven value written as its ranks, high card first (``8-6-4-3-2``; a
+    five-card flush says so): what every hand of that value shares."""
+    cards = sorted((int(c) for c in card_ids), reverse=True)
+    text = "-".join(RANKS[c // 4] for c in cards)
+    return text + " flush" if len(cards) == 5 and len({c % 4 for c in cards}) == 1 else text

@@ -13,6 +13,7 @@ import numpy as np
 
 from distcfr.cards import lowball27_rank
 from distcfr.games.lowball_deck import cards_text
+from distcfr.games.nl27_abstraction import post_keys, rule_masks, value_label
 
 
 class Nl27Cards:
@@ -54,11 +55,47 @@ class Nl27Cards:
     def final_ranks(self, mask: int) -> np.ndarray:
         """(n_h * R_k,) deuce-to-seven rank of the final hand after discarding ``mask`` (lower wins)."""
         k = bin(mask).count("1")
-        keep = [j for j in range(self.hand) if not mask >> j & 1]
+        return self._ranks_after(np.full(self.n_hands, mask, dtype=np.int64), k)
+
+    @cache  # noqa: B019
+    def rule_final_ranks(self, k: int) -> np.ndarray:
+        """(n_h * R_k,) deuce-to-seven rank of the final hand after drawing k by the rule (each hand
+        discarding its k worst cards: ``nl27_abstraction.rule_masks``)."""
+        return self._ranks_after(self.rule_masks[:, k], k)
+
+    @cached_property
+    def rule_masks(self) -> np.ndarray:
+        """(n_h, H+1) int64: the mask each hand discards drawing 0..H by the rule."""
+        return rule_masks(self.deck[self.hands])
+
+    def _ranks_after(self, masks: np.ndarray, k: int) -> np.ndarray:
+        """(n_h * R_k,) final ranks when hand i discards ``masks[i]`` (k bits each) and receives each
+        k-card set in turn."""
+        kept_at = (masks[:, None] >> np.arange(self.hand)[None, :] & 1) == 0  # (n_h, H) positions kept
+        kept = self.hands[kept_at].reshape(self.n_hands, self.hand - k)  # (n_h, H-k), ascending
         got = self.received(k)  # (n_h, R, k)
-        kept = np.broadcast_to(self.hands[:, None, keep], (*got.shape[:2], len(keep)))
+        kept = np.broadcast_to(kept[:, None, :], (*got.shape[:2], self.hand - k))
         final = np.concatenate([kept, got], axis=2).reshape(-1, self.hand)
         return lowball27_rank(self.deck[final])
+
+    # ---- post-draw keys (post=value or buckets): a table row per key of the deck's hands -------------
+    @cache  # noqa: B019
+    def key_space(self, post: str) -> tuple[np.ndarray, tuple[str, ...]]:
+        """(the post keys the deck's hands take, sorted (n_keys,); a label per key): the final hand's
+        value written high card first (``8-6-4-3-2``), or ``value bucket b``."""
+        ranks = lowball27_rank(self.deck[self.hands])  # (n_h,) every final hand is a hand of the deck
+        keys = post_keys(ranks, post, self.deck, self.hand)
+        present, first = np.unique(keys, return_index=True)
+        if post == "value":
+            labels = tuple(value_label(self.deck[self.hands[i]]) for i in first.tolist())
+        else:
+            labels = tuple(f"value bucket {b}" for b in present.tolist())
+        return present, labels
+
+    def state_keys(self, final_ranks: np.ndarray, post: str) -> np.ndarray:
+        """(n_states,) int64: each state's row among ``key_space(post)``, from its final hand's rank."""
+        present, _ = self.key_space(post)
+        return np.searchsorted(present, post_keys(final_ranks, post, self.deck, self.hand))
 
     def label(self, positions) -> str:
         return cards_text(self.deck[list(positions)], self.one_suit)
