@@ -180,7 +180,49 @@ class SampledNl27(LowballDeals):
         return out
 
     def to_exact(self, tables: dict[str, np.ndarray]):
-        raise BadParameter("the exact form of a sampled nl27 strategy is not available yet")
+        """(layout, probs): these tables as a strategy of the exact game of the same abstraction (its
+        (B, infosets, actions) table, copies folded), on decks the exact solver takes."""
+        from distcfr.engine.layout import Layout
+        from distcfr.games.nl27_cards import Nl27Cards
+
+        layout = Layout(self.game)
+        tree = layout.tree
+        cards = Nl27Cards.of(self.game)
+        hand_class = self.classes.classify(self.deck[cards.hands])[0]  # (n_h,) each exact hand's class
+        present, _ = cards.key_space(self.post)
+        probs = np.zeros((len(self.stacks), layout.n_infosets, layout.max_actions))
+
+        def put(node: int, rows: np.ndarray, strategy: np.ndarray, alias: np.ndarray | None) -> None:
+            folded = strategy if alias is None else self.fold(strategy, alias)  # (rows, B, A)
+            n = int(tree.n_children[node])
+            probs[:, int(layout.node_offset[node]) + np.arange(len(rows)), :n] = folded[..., :n].transpose(1, 0, 2)
+
+        for dec in self.pre_decisions:
+            put(dec.node, hand_class, tables[("btn_pre", "bb_pre")[dec.player]][hand_class, dec.index], dec.alias)
+        for li, line in enumerate(self.lines):
+            put(line, hand_class, tables["bb_draw"][hand_class, li], None)
+            for k1, button_draw in enumerate(range(int(tree.first_child[line]),
+                                                   int(tree.first_child[line] + tree.n_children[line]))):
+                put(button_draw, hand_class, tables["btn_draw"][hand_class, li, k1], None)
+                for k0 in range(self.hand + 1):
+                    self._put_post(put, tables, li, int(tree.first_child[button_draw]) + k0,
+                                   k1 * (self.hand + 1) + k0, present)
+        return layout, probs
+
+    def _put_post(self, put, tables, li: int, root: int, pair: int, present: np.ndarray) -> None:
+        """The post-draw decisions of line ``li`` after the draw counts ``pair`` (k1 (H+1) + k0), their
+        subtree rooted at ``root``, in the template's breadth-first order."""
+        tree = self.game.tree
+        order, at = [root], 0
+        while at < len(order):
+            node = order[at]
+            order.extend(range(int(tree.first_child[node]), int(tree.first_child[node] + tree.n_children[node])))
+            at += 1
+        t = self.templates[li]
+        for node, dec in zip(order, t.decisions):
+            if dec is not None:
+                col = (t.base[dec.player] + dec.index) * self.k2 + pair
+                put(node, present, tables[("btn_post", "bb_post")[dec.player]][present, col], dec.alias)
 
     # ---- values ------------------------------------------------------------------------------------
     def deal_values(self, sigma: dict, deals: np.ndarray) -> np.ndarray:

@@ -12,6 +12,7 @@ from distcfr.engine.calibration import EQUITY_PAIRS_PER_SECOND, SECONDS_PER_DEAL
 from distcfr.engine.kernels import sampled_kernel
 from distcfr.engine.memory import check_fits, class_tables_bytes, exact_estimate
 from distcfr.engine.sampled_bracket import FOCUS_SHARE, REFINE_ROUNDS, bracket_chunks, chunk_total, value_chunk
+from distcfr.engine.sampled_kernel import key_tables
 from distcfr.errors import BadFile, BadParameter, DistcfrError
 from distcfr.evaluate.sampled import Bracket, exploitability_bracket
 from distcfr.evaluate.strategy import Strategy
@@ -87,7 +88,7 @@ class ClassStrategy:
 
     def save(self, path) -> None:
         """Write a compact strategy file (float16 probabilities) atomically."""
-        write_class_strategy_file(path, class_strategy_schema(_table_shapes(self.kernel)), game=self.game.spec,
+        write_class_strategy_file(path, class_strategy_schema(*_table_shapes(self.kernel)), game=self.game.spec,
                                   meta=_plain(self.meta),
                                   tables={name: table.astype(np.float16) for name, table in self.tables.items()})
 
@@ -128,9 +129,10 @@ def load_class_strategy(path) -> ClassStrategy:
         except (DistcfrError, AttributeError) as err:
             raise BadFile(f"{path}: its game {spec[:200]!r} cannot be sampled: {err}") from None
         check_fits(class_tables_bytes(kernel), f"{path}: a strategy of {game.spec}")
-        dims = {"game": game.spec, "classes": kernel.n_classes, "variants": len(game.variant_labels),
+        dims = {"game": game.spec, "classes": kernel.n_classes, "keys": kernel.n_keys,
+                "variants": len(game.variant_labels),
                 "label_bytes": max(len(label.encode()) for label in game.variant_labels)}
-        fields = file.read(dims, class_strategy_schema(_table_shapes(kernel)))
+        fields = file.read(dims, class_strategy_schema(*_table_shapes(kernel)))
         unchecked = None if file.checked else file.version  # written before files carried checksums
     tables = {name: table.astype(np.float32) for name, table in fields["tables"].items()}
     meta = {key: value for key, value in fields["meta"].items() if value is not None}
@@ -141,8 +143,10 @@ def load_class_strategy(path) -> ClassStrategy:
     return ClassStrategy(game, tables, meta)
 
 
-def _table_shapes(kernel) -> dict[str, tuple[int, ...]]:
-    return {table.name: tuple(int(n) for n in table.shape) for table in kernel.strategy_tables}
+def _table_shapes(kernel) -> tuple[dict[str, tuple[int, ...]], tuple[str, ...]]:
+    """(name -> shape after the row axis, the names of the key tables)."""
+    return ({table.name: tuple(int(n) for n in table.shape) for table in kernel.strategy_tables},
+            tuple(t.name for t in key_tables(kernel)))
 
 
 def _plain(value):

@@ -39,10 +39,11 @@ META = {
 }
 
 
-def class_strategy_schema(tables: dict[str, tuple[int, ...]]) -> Schema:
+def class_strategy_schema(tables: dict[str, tuple[int, ...]], keyed: tuple[str, ...] = ()) -> Schema:
     """The file of a game whose hand-class tables have these ``tables`` (name -> shape after the
-    class axis, dimension ``classes``; the last axis is the table's actions)."""
-    tables = {name: Array("<f2", ("classes", *shape), values="distribution", legal=None)
+    class axis, dimension ``classes``, or for the ``keyed`` tables ``keys``: rows shared by every
+    class; the last axis is the table's actions)."""
+    tables = {name: Array("<f2", ("keys" if name in keyed else "classes", *shape), values="distribution", legal=None)
               for name, shape in tables.items()}
     return Schema(KIND, VERSION, header={"game": GAME_SPEC}, body={"meta": Record(META), "tables": Record(tables)},
                   unchecked=(1,))
