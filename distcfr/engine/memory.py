@@ -12,6 +12,7 @@ import numpy as np
 
 from distcfr.engine.class_blocks import PUBLISH_ROWS
 from distcfr.engine.layout import Layout
+from distcfr.engine.sampled_kernel import class_tables, key_tables
 from distcfr.errors import BadParameter
 from distcfr.games.tree import TERMINAL
 
@@ -147,7 +148,7 @@ def exact_estimate(game, n_shards: int | None = None, workers: int = 0) -> Memor
 def class_tables_bytes(kernel) -> int:
     """The bytes of one strategy of a sampled game as its readers hold it: the float16 tables of
     its file and their float32 copy."""
-    cells = kernel.n_classes * sum(int(np.prod(b.shape)) for b in kernel.strategy_tables)
+    cells = sum(kernel.table_rows(b) * int(np.prod(b.shape)) for b in kernel.strategy_tables)
     return cells * (2 + 4) + PROCESS_BASE
 
 
@@ -186,7 +187,8 @@ def sampled_estimate(kernel, batch: int, n_shards: int, workers: int) -> MemoryE
     average strategy and latest iterate, published by the workers for each other to read. At the
     end of a run the current strategy is let go before the final bracket, and the average then
     gathered (twice its size while its parts are joined) fits in its place."""
-    per_class = sum(int(np.prod(b.shape)) for b in kernel.strategy_tables)  # table cells per hand class
+    per_class = sum(int(np.prod(b.shape)) for b in class_tables(kernel))  # table cells per hand class
+    keyed = [kernel.table_rows(b) * int(np.prod(b.shape)) for b in key_tables(kernel)]  # cells of the key tables
     strategy = kernel.n_classes * per_class * 4
     rows = -(-kernel.n_classes // max(workers, 1))
     shard_rows = -(-kernel.n_classes // n_shards)
@@ -194,10 +196,13 @@ def sampled_estimate(kernel, batch: int, n_shards: int, workers: int) -> MemoryE
     shard = shard_rows * per_class * 4 * 6 + shard_deals * kernel.deal_width * 4 * 12  # sums, update; deals, shuffle
     publish = min(PUBLISH_ROWS, rows) * per_class * (4 + 2)  # the buffers of published float32 and float16 rows
     per_worker = 2 * rows * per_class * 4 + shard + publish + PROCESS_BASE + 64_000_000  # rank and class lookups
+    # key tables: their strategy read by every worker, and one player's int64 sums (and reach) a half adds up
+    per_worker += sum(keyed) * 4 + max(keyed, default=0) * F8 * 2
     if workers > 1:  # on a cluster: a half's deals drawn ahead, and the rows other nodes send (float32 at most)
         deals = -(-batch // workers) + rows
-        player_cells = max(sum(int(np.prod(b.shape)) for b in kernel.strategy_tables if b.player == p) for p in (0, 1))
+        player_cells = max(sum(int(np.prod(b.shape)) for b in class_tables(kernel) if b.player == p) for p in (0, 1))
         per_worker += deals * kernel.deal_width * 6 + min(kernel.n_classes - rows, deals) * player_cells * 4
-    coordinator = strategy + CHECKPOINT_STREAM
+    # the key tables' regrets, sums and strategy live at the coordinator, with the groups' sums of one half
+    coordinator = strategy + CHECKPOINT_STREAM + sum(keyed) * 4 * 3 + max(keyed, default=0) * F8 * 2 * (workers + 1)
     bracket = strategy  # the float16 average and latest iterate, published by the workers beside the current strategy
     return MemoryEstimate(coordinator, 0, per_worker, workers, 0, bracket)

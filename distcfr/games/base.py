@@ -67,8 +67,13 @@ class Game:
 
     def exact_size_problem(self) -> str | None:
         """Why the exact solver cannot enumerate this game (None: it can). Games that can be
-        sampled instead also implement ``sampled()``."""
+        sampled instead have a sampled kernel (distcfr.engine.kernels)."""
         return None
+
+    def sampled_form(self) -> Game:
+        """The game the sampled solver solves for this one: itself, or (nl27) the same game with the
+        card abstraction its sampled kernel needs."""
+        return self
 
     @property
     def spec(self) -> str:

@@ -32,10 +32,11 @@ from distcfr.errors import BadParameter
 from distcfr.games.base import History
 from distcfr.games.draw27 import MASK_CODES, _format_stacks, parse_stacks
 from distcfr.games.lowball_deck import LowballDeckGame
-from distcfr.games.nl27_abstraction import DRAWS, parse_draw, parse_post
+from distcfr.games.nl27_abstraction import DRAWS, n_post_keys, parse_draw, parse_post
 
 ALLIN = math.inf  # a contribution that is the whole stack, whatever the stack
 MAX_EXACT_STATES = 12_000  # private states of one player after its draw, summed over the draw counts
+SAMPLED_POST_BUCKETS = 1024  # the sampled solver's post-draw keys where the spec names none: the memory of a stack list
 MAX_EXACT_CELLS = 1.5e8  # table cells (infosets x actions x stacks) the exact solver holds
 SECONDS_PER_MATRIX_CELL = 4e-8  # one iteration's time per showdown-matrix cell (bench/nl27_speed.py, the 2-card decks)
 
@@ -172,6 +173,21 @@ class Nl27(LowballDeckGame):
     def draws_of_count(self, k: int) -> int:
         """How many draw actions discard k cards: every k-card mask, or the rule's one count."""
         return 1 if self.params.draw == "rule" else math.comb(self.params.hand, k)
+
+    def sampled_form(self) -> Nl27:
+        """The game the sampled solver takes: this one where it names both abstractions (draw=rule and a
+        post-draw key), else the same with what is missing: draw=rule, post=value, or value buckets
+        (SAMPLED_POST_BUCKETS) where the deck's hands take more values than that."""
+        p = self.params
+        post = p.post
+        if post == "recall":
+            values = n_post_keys("value", self.deck, p.hand)
+            post = "value" if values <= SAMPLED_POST_BUCKETS else str(SAMPLED_POST_BUCKETS)
+        if (p.draw, post) == (p.draw, p.post) and p.draw == "rule":
+            return self
+        game = type(self)(dataclasses.replace(p, draw="rule", post=post))
+        game.validate()
+        return game
 
     @property
     def n_deals(self) -> int:

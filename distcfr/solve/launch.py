@@ -223,6 +223,10 @@ def open_solver(game: Game | str, *, sampling: bool | None = None, workers: int 
     game = load_game(game) if isinstance(game, str) else game
     launch = Launch(workers, address, report, needs_bracket)
     if use_sampling(game, sampling):
+        abstract = game.sampled_form()
+        if abstract is not game and report is not None:
+            report(f"sampling solves {abstract.spec}: the card abstraction its sampled kernel needs (docs/NL27.md)")
+        game = abstract
         if updates not in (None, "alternating"):
             raise BadParameter(f"a sampled solve updates the players alternately, not {updates}")
         given = sorted(k for k, v in rule_params.items() if v is not None)
