@@ -114,3 +114,90 @@ def test_a_class_sums_do_not_depend_on_the_other_classes_of_the_call(monkeypatch
 def test_refuses_the_unabstracted_game():
     with pytest.raises(BadParameter, match="draw=rule"):
         SampledNl27(load_game("nl27(ranks=6,suits=1,hand=1)"))
+
+
+# ---- the solver: the exact game of the same abstraction, worker counts, resume -----------------------
+TINY = "nl27(ranks=6,suits=1,hand=1,stacks=5,draw=rule,post=value)"
+
+
+@pytest.mark.slow
+def test_sampled_solve_nears_the_exact_solution_of_the_same_abstract_game():
+    """On a deck the exact solver takes, the sampled average's exact value tends to the abstract game's
+    value and its exact exploitability falls, the more deals it has seen."""
+    from distcfr.solve.sampled_solver import SampledSolver
+
+    game = load_game(TINY)
+    exact = distcfr.Strategy(*SampledNl27(game).to_exact(legal_uniform(SampledNl27(game))))
+    solver = SampledSolver(game, batch=2000, seed=1)
+    found = []
+    for iterations in (10, 200):
+        solver.solve(iterations - solver.iteration)
+        tables = {name: t.astype(np.float64) for name, t in solver.average_strategy().tables.items()}
+        found.append(distcfr.Strategy(*solver.kernel.to_exact(tables)))
+    from distcfr.solve.solver import Solver
+
+    value = Solver(game).solve(2000).value_per_variant[0]  # dcfr: exploitability ~1e-5
+    assert exact.exploitability() > 0.1  # the uniform strategy, for scale
+    print([f.exploitability() for f in found], [f.value_per_variant[0] for f in found], value)
+    assert found[0].exploitability() < exact.exploitability()
+    assert found[1].exploitability() < min(found[0].exploitability() / 4, 0.03)
+    assert abs(found[1].value_per_variant[0] - value) < 0.01
+
+
+def tables_after(game, iterations: int, shard_set=None, **kw) -> dict:
+    from distcfr.solve.sampled_solver import SampledSolver
+
+    solver = SampledSolver(game, batch=300, seed=4, shards=4, shard_set=shard_set, **kw)
+    try:
+        solver.solve(iterations)
+        regrets, sums = solver.shards.tables()
+        return {f"r.{n}": t for n, t in regrets.items()} | {f"s.{n}": t for n, t in sums.items()}
+    finally:
+        solver.close()
+
+
+def test_stop_and_resume_gives_the_same_tables(tmp_path):
+    from distcfr.solve.checkpoint import SampledCheckpoint
+    from distcfr.solve.sampled_solver import SampledSolver
+
+    game = load_game("nl27(ranks=5,suits=2,hand=1,stacks=3:6:3,draw=rule,post=value)")
+    straight = tables_after(game, 6)
+    first = SampledSolver(game, batch=300, seed=4, shards=4)
+    first.solve(2)
+    first.checkpoint().save(tmp_path / "run.ckpt")
+    first.close()
+    resumed = SampledSolver.from_checkpoint(SampledCheckpoint.load(tmp_path / "run.ckpt"))
+    resumed.solve(4)
+    regrets, sums = resumed.shards.tables()
+    again = {f"r.{n}": t for n, t in regrets.items()} | {f"s.{n}": t for n, t in sums.items()}
+    assert straight.keys() == again.keys() and any("post" in name for name in straight)
+    for name, table in straight.items():
+        assert np.array_equal(table, again[name]), name
+
+
+@pytest.mark.slow
+def test_the_same_tables_on_0_1_2_3_workers(ray_local):
+    from distcfr.distributed.ray_shards import RayClassBlocks
+
+    game = load_game("nl27(ranks=5,suits=2,hand=1,stacks=3:6:3,draw=rule,post=value)")
+    local = tables_after(game, 4)
+    for workers in (1, 2, 3):
+        def on(spec, n, seed, schedule, w=workers):
+            return RayClassBlocks(spec, n, w, seed, schedule)
+
+        on_ray = tables_after(game, 4, on)
+        for name, table in local.items():
+            assert np.array_equal(table, on_ray[name]), (workers, name)
+
+
+@pytest.mark.parametrize("spec", ["draw27(ranks=6,suits=2,hand=2,stacks=2:3:1)",
+                                  "nl27(ranks=6,suits=2,hand=2,stacks=4,draw=rule,post=value)"])
+def test_both_kernels_keep_the_sampled_kernel_contract(spec):
+    from distcfr.engine.kernels import sampled_kernel
+    from distcfr.engine.sampled_kernel import SampledKernel
+
+    kernel = sampled_kernel(load_game(spec))
+    assert isinstance(kernel, SampledKernel)
+    for table in kernel.strategy_tables:
+        assert table.shape[-1] == table.n_actions and table.shape[-2] == len(kernel.stacks)
+        assert kernel.uniform()[table.name].shape == (kernel.table_rows(table), *table.shape)

@@ -44,6 +44,8 @@ SPREAD = True  # a training deal's further stubs are its first turned round the 
 class SampledDraw27(LowballDeals):
     """Sampled draw27 of a ``ranks`` x ``suits`` deck, ``hand`` cards each, one table column per stack."""
 
+    has_bracket = True
+
     def __init__(self, ranks: int = 13, suits: int = 4, hand: int = 5, stacks=(3.0,)):
         super().__init__(ranks, suits, hand)
         self.stacks = np.asarray(stacks, dtype=np.float64).reshape(-1)  # (B,)

@@ -1,11 +1,21 @@
-"""The contract of a sampled kernel: what the class blocks, the bracket, the solver, checkpoints and
-presentation call. A kernel is one game's chance-sampled CFR pass over deals grouped by one player's
-hand class; :mod:`distcfr.engine.kernels` names each game's kernel.
+"""The contract of a sampled kernel (:class:`SampledKernel`): what the class blocks, the bracket, the
+solver, checkpoints and presentation call. A kernel is one game's chance-sampled CFR pass over deals
+grouped by one player's hand class; :mod:`distcfr.engine.kernels` names each game's kernel
+(draw27's :class:`~distcfr.engine.sampled_draw27.SampledDraw27`, nl27's
+:class:`~distcfr.engine.sampled_nl27.SampledNl27`). Deals, hand classes and class tables come from
+:class:`~distcfr.engine.lowball_deals.LowballDeals`, which both extend.
+
+Tables are of two kinds. A class table has one row per hand class of its player: the class blocks own
+its rows, and a class's sums depend on its own deals only, so the blocks update them where they lie.
+A key table (nl27's post-draw decisions, keyed by the final hand's value) has rows that every class
+shares: the kernel adds its sums into int64 accumulators (units of KEY_SUM_UNIT, so that their order
+changes no bit), the block set adds the groups' and updates the rows.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
@@ -45,3 +55,51 @@ def key_tables(kernel) -> list[StrategyTable]:
     """The kernel's tables whose rows are keys every class shares (post-draw keys): the block set
     holds them and adds every group's sums (:meth:`~distcfr.engine.class_blocks.ClassBlockGroup.take_key_sums`)."""
     return [t for t in kernel.strategy_tables if t.keyed != "class"]
+
+
+@runtime_checkable
+class SampledKernel(Protocol):
+    """What every sampled kernel provides. Shapes: a table's rows (``table_rows``: hand classes, or keys),
+    then its ``shape`` (the stack axis second to last, the actions last)."""
+
+    strategy_tables: tuple[StrategyTable, ...]
+    stacks: np.ndarray  # (B,) the stacks, one table column each
+    n_keys: int  # rows of the key tables (0: none)
+    stubs: int  # stubs per training deal
+    cycle: bool  # whether a class's training deals walk the other hands in a cycle
+    has_bracket: bool  # whether the sampled exploitability bracket (distcfr.engine.sampled_bracket) applies
+
+    @property
+    def n_classes(self) -> int: ...
+
+    @property
+    def deal_width(self) -> int: ...
+
+    def table_rows(self, table: StrategyTable) -> int: ...
+
+    def strategy_table(self, name: str) -> StrategyTable: ...
+
+    def uniform(self, dtype=np.float32) -> dict[str, np.ndarray]: ...
+
+    def sample_blocks_deals(self, seed: int, keys: list, player: int, first: int, counts: list,
+                            stubs: int = 1, before: np.ndarray | None = None) -> np.ndarray:
+        """Deals of consecutive runs of ``player``'s classes from ``first`` (a run's from its own stream)."""
+
+    def sample_class_deals(self, seed: int, key: tuple, player: int, first: int, counts: np.ndarray,
+                           stubs: int = 1) -> np.ndarray: ...
+
+    def sample_deals_of_classes(self, seed: int, stream: int, player: int, first: int, stop: int,
+                                per_class: int, stubs: int = 1) -> np.ndarray: ...
+
+    def other_classes(self, deals: np.ndarray, player: int) -> tuple: ...
+
+    def class_sums(self, sigma: dict, deals: np.ndarray, player: int, counts: np.ndarray, first: int | None = None,
+                   other: tuple | None = None, scratch=None, **key_sums) -> dict[str, ClassTotals]:
+        """``player``'s counterfactual action values and own reach summed per class of its class tables
+        (deals grouped by class), and (``key_sums``) added into its key tables' accumulators."""
+
+    def deal_values(self, sigma: dict, deals: np.ndarray) -> np.ndarray:
+        """(D, B) the button's payoff of each deal under ``sigma``."""
+
+    def to_exact(self, tables: dict[str, np.ndarray]):
+        """(layout, probs): the tables as a strategy of the exact game (decks the exact solver takes)."""

@@ -73,6 +73,7 @@ class SampledNl27(LowballDeals):
     a value or a bucket count)."""
 
     cycle = True  # a class's training deals meet the other hands in a cycle
+    has_bracket = False  # a best response to post-draw keys shared by every class is not class by class
 
     def __init__(self, game):
         p = game.params
