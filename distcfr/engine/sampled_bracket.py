@@ -151,7 +151,25 @@ def gate_response(game, profile: dict, sigma: dict, player: int, rows: np.ndarra
     errors above zero for ``player``: there the response gains nothing it has shown, and scored on
     other deals it adds only noise (or the loss of a choice that fitted its own deals). Still a
     strategy, so its scored gain stays a lower estimate."""
-    back = (1 - 2 * player) * gain <= z * np.sqrt(gain_var)  # (G, B)
+    play_profile(game, profile, sigma, player, rows, (1 - 2 * player) * gain <= z * np.sqrt(gain_var))
+
+
+def no_worse_than_profile(game, profile: dict, sigma: dict, player: int, rows: np.ndarray, gain: np.ndarray,
+                          gain_var: np.ndarray) -> None:
+    """The in-sample response of each (class, stack) of ``rows``: the better, on the class's own deals,
+    of the best response in ``profile`` and ``sigma``'s own rows (gain (G, B), button payoff, and its
+    variance ``gain_var``, set in place). The best response is chosen on float32 class sums and the
+    profile's float16 probabilities need not sum to one, so its gain can come out below the profile's
+    own, which scores exactly 0 on the same deals: there the profile's rows come back, gain and variance
+    0. The in-sample gain is then at least 0, and the best of responses that include the true best one
+    on the deals it is valued on: still an upper estimate."""
+    worse = (1 - 2 * player) * gain < 0  # (G, B)
+    gain[worse], gain_var[worse] = 0.0, 0.0
+    play_profile(game, profile, sigma, player, rows, worse)
+
+
+def play_profile(game, profile: dict, sigma: dict, player: int, rows: np.ndarray, back: np.ndarray) -> None:
+    """Set ``player``'s rows ``rows`` in ``profile`` back to ``sigma``'s at each (class, stack) of ``back`` (G, B)."""
     if not back.any():
         return
     for b in game.strategy_tables:
@@ -222,6 +240,7 @@ def bracket_chunk(game, sigma: dict, seed: int, per_class: int, player: int, fir
         return drawn
 
     extra = refined(choose, np.arange(stop - first), 0)
+    no_worse_than_profile(game, profile, sigma, player, rows, *moments[0])
     gate_response(game, profile, sigma, player, rows, *moments[0], gate)
     own = game.deal_values(sigma, score)
     moments.append(class_moments(game.deal_values(profile, score) - own, per_class))
@@ -329,6 +348,8 @@ def focus_chunk(game, sigma: dict, seed: int, deals: int, player: int, first: in
             m, s2 = g.mean(0), ((g - g.mean(0)) ** 2).sum(0)
             delta, total = m - mean, n + len(g)
             mean, square, n = mean + delta * len(g) / total, square + s2 + delta**2 * n * len(g) / total, total
+        worse = (1 - 2 * player) * mean < 0  # (B,) the profile's own rows do better there: 0 (no_worse_than_profile)
+        mean, square = np.where(worse, 0.0, mean), np.where(worse, 0.0, square)
         weight = game.classes.hands_per_class[c] / game.classes.hands_per_class.sum()
         out += [weight * mean, weight**2 * square / (n - 1) / n]
     return out

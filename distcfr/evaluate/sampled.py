@@ -62,7 +62,10 @@ class Bracket:
             low = self.low - Z95 * self.low_se
         else:
             low = np.maximum(self.low - Z95_OF_TWO * self.low_se, self.latest_low - Z95_OF_TWO * self.latest_low_se)
-        return np.maximum(low, 0.0), self.high + Z95 * self.high_se
+        high = self.high + Z95 * self.high_se
+        # both ends bound one number; where the noise of two independent sets lifts the lower end above the
+        # upper, the upper end stands for both (it is the one a target is held to)
+        return np.minimum(np.maximum(low, 0.0), high), high
 
     def resolution(self) -> np.ndarray:
         """Per stack, how far above the strategy's exploitability the upper end sits at these
@@ -78,6 +81,14 @@ def bracket_from_sums(sums: list[np.ndarray], per_class: int, rounds: int = REFI
     scored a latest iterate)."""
     def gap(i):  # (BR1 + BR2) / 2 and its standard error, each best response in its own payoff
         return (sums[0][i] - sums[1][i]) / 2, np.sqrt(sums[0][i + 1] + sums[1][i + 1]) / 2
+
+    def in_sample(player):  # each class's part is at least 0 in the player's payoff (no_worse_than_profile):
+        # so is their total, which the focus round's swap (a subtraction) may round a few ulps past 0
+        sign, out = 1 - 2 * player, sums[player].copy()
+        out[0], out[1] = sign * np.maximum(sign * out[0], 0.0), np.maximum(out[1], 0.0)
+        return out
+
+    sums = [in_sample(0), in_sample(1)]
 
     extra, focused = (int(sums[0][row][0] + sums[1][row][0]) for row in (6, 9))
     return Bracket(*gap(2), *gap(0), sums[0][4], np.sqrt(sums[0][5]), per_class, extra, rounds,
