@@ -54,7 +54,7 @@ def test_a_near_pure_strategy_has_an_interval_and_gains_nothing_below_zero_in_sa
     game = SampledDraw27(*dims, stacks=(2.0, 3.0))
     tables = near_pure(game, seed)
     for player in (0, 1):  # each class's in-sample gain, in the player's own payoff, is at least 0
-        gains = np.array([bracket_chunk(game, tables, seed, 40, player, c, c + 1).sums[0]
+        gains = np.array([bracket_chunk(game, tables, seed, 40, player, c, c + 1).sums.high
                           for c in range(min(60, game.n_classes))])  # (classes, B)
         assert ((1 - 2 * player) * gains >= 0).all(), (player, gains)
     assert_an_interval(exploitability_bracket(game, tables, seed, 40, rounds=1, focus_share=2))

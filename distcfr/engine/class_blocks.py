@@ -31,6 +31,8 @@ from distcfr.engine.rules import Rule, regret_matching, rule_from_fields, update
 from distcfr.engine.sampled_bracket import (
     REFINE,
     BracketSettings,
+    BracketSums,
+    ChunkSums,
     bracket_chunk,
     chunk_total,
     focus,
@@ -361,7 +363,7 @@ class ClassBlockGroup:
         return StrategyRows(firsts, self.hi, chunks)
 
     def bracket_sums(self, settings: BracketSettings, player: int, chunks: list[tuple[int, int]],
-                     *published: StrategyRows) -> list[np.ndarray]:
+                     *published: StrategyRows) -> list[ChunkSums]:
         """The bracket's sums of ``player`` for these class ranges (:func:`~distcfr.engine.sampled_bracket.
         bracket_chunk` as ``settings`` say, the focus round's pilot where it runs), against the
         average strategy of every group, with
@@ -448,8 +450,8 @@ class ClassBlockSetBase:
         parts = self._gather("tables")
         return tuple({name: _joined([p[i][name] for p in parts]) for name in parts[0][i]} for i in (0, 1))
 
-    def bracket_sums(self, settings: BracketSettings, chunks: list[tuple[int, int]]) -> list[np.ndarray]:
-        """Each player's (10, B) sums of the exploitability bracket of the average strategy as ``settings``
+    def bracket_sums(self, settings: BracketSettings, chunks: list[tuple[int, int]]) -> list[BracketSums]:
+        """Each player's sums (BracketSums) of the exploitability bracket of the average strategy as ``settings``
         say, the latest iterate scored as a response too, after each player's focus round
         (distcfr.engine.sampled_bracket; distcfr.evaluate.sampled ``bracket_from_sums`` makes the
         bracket), its chunks spread over the groups, each reading the average where it lies: the
