@@ -58,3 +58,13 @@ def test_a_near_pure_strategy_has_an_interval_and_gains_nothing_below_zero_in_sa
                           for c in range(min(60, game.n_classes))])  # (classes, B)
         assert ((1 - 2 * player) * gains >= 0).all(), (player, gains)
     assert_an_interval(exploitability_bracket(game, tables, seed, 40, rounds=1, focus_share=2))
+
+
+def test_a_lower_end_that_noise_lifts_above_the_upper_one_is_held_at_it():
+    from distcfr.evaluate.sampled import Bracket
+
+    se = np.array([0.01, 0.01])
+    bracket = Bracket(np.array([0.5, 0.1]), se, np.array([0.2, 0.3]), se, np.zeros(2), se, per_class=10)
+    low, high = bracket.interval()
+    assert np.array_equal(high, bracket.high + 1.96 * se)
+    assert low[0] == high[0] and low[1] == 0.1 - 1.96 * 0.01  # crossed: the upper end; else the lower estimate's
