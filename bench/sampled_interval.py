@@ -82,8 +82,8 @@ def cost(spec: str, per_class: int, classes: int = 1_000) -> None:
         stop = min(first + classes, kernel.n_classes)
         for refine, rounds in ((0, 1), (REFINE, 1), (REFINE, 2)):
             started = time.process_time()
-            extra = sum(bracket_chunk(kernel, sigma, 7, per_class, p, first, stop, refine, rounds=rounds).sums[6, 0]
-                        for p in (0, 1))
+            extra = sum(bracket_chunk(kernel, sigma, 7, per_class, p, first, stop, refine,
+                                      rounds=rounds).sums.refined_deals[0] for p in (0, 1))
             print(f"  classes [{first:,}, {stop:,}) refine {refine} x {rounds} rounds: "
                   f"{time.process_time() - started:.2f} CPU s, {extra:,.0f} refinement deals beside "
                   f"{drawn_deals(per_class, stop - first):,}")

@@ -1,3 +1,5 @@
+import dataclasses
+
 import numpy as np
 import pytest
 from reference_sampled import solve_sampled
@@ -7,6 +9,7 @@ from distcfr.engine.sampled_bracket import (
     FOCUS_MIN_CUT,
     GATE_Z,
     REFINE,
+    BracketSums,
     ChunkSums,
     best_response,
     bracket_chunk,
@@ -22,6 +25,12 @@ from distcfr.evaluate.sampled import exploitability_bracket
 from distcfr.evaluate.strategy import Strategy
 
 SEEDS = 10
+
+
+def same(a: BracketSums, b: BracketSums, *names: str) -> bool:
+    """Whether two players' bracket sums have the same bits in ``names`` (all fields without)."""
+    names = names or tuple(f.name for f in dataclasses.fields(BracketSums))
+    return all(getattr(a, n).tobytes() == getattr(b, n).tobytes() for n in names)
 
 
 @pytest.fixture(scope="module")
@@ -98,10 +107,11 @@ def test_a_chunk_is_the_same_bits_again_and_its_classes_add_up(solved):
     per_class = 300
     for player in (0, 1):
         whole = bracket_chunk(game, avg, 5, per_class, player, 0, game.n_classes).sums
-        assert np.array_equal(whole, bracket_chunk(game, avg, 5, per_class, player, 0, game.n_classes).sums)
-        assert whole[6, 0] > 0 and whole[6, 0] % (REFINE * per_class) == 0  # some classes refined, REFINE x n each
+        assert same(whole, bracket_chunk(game, avg, 5, per_class, player, 0, game.n_classes).sums)
+        extra = whole.refined_deals[0]
+        assert extra > 0 and extra % (REFINE * per_class) == 0  # some classes refined, REFINE x n each
         plain = bracket_chunk(game, avg, 5, per_class, player, 0, game.n_classes, refine=0).sums
-        assert plain[6, 0] == 0 and np.array_equal(plain[4:6], whole[4:6])  # the profile's value: the same deals
+        assert plain.refined_deals[0] == 0 and same(plain, whole, "value", "value_var")  # the same deals
     assert len(bracket_chunks(game, per_class)) == 1
 
 
@@ -110,11 +120,12 @@ def test_a_further_round_refines_the_classes_still_close(solved):
     per_class = 300
     for player in (0, 1):
         one, two = (bracket_chunk(game, avg, 5, per_class, player, 0, game.n_classes, rounds=r).sums for r in (1, 2))
-        assert one[6, 0] > 0 and one[6, 0] % (REFINE * per_class) == 0
-        second = two[6, 0] - one[6, 0]  # REFINE x (1 + REFINE) x n for each class still close
-        assert second > 0 and second % (REFINE * (1 + REFINE) * per_class) == 0 and second < one[6, 0] * (1 + REFINE)
-        assert np.array_equal(two[4:6], one[4:6]) and not np.array_equal(two[:2], one[:2])
-        assert np.array_equal(two, bracket_chunk(game, avg, 5, per_class, player, 0, game.n_classes, rounds=2).sums)
+        first = one.refined_deals[0]
+        assert first > 0 and first % (REFINE * per_class) == 0
+        second = two.refined_deals[0] - first  # REFINE x (1 + REFINE) x n for each class still close
+        assert second > 0 and second % (REFINE * (1 + REFINE) * per_class) == 0 and second < first * (1 + REFINE)
+        assert same(two, one, "value", "value_var") and not same(two, one, "high", "high_var")
+        assert same(two, bracket_chunk(game, avg, 5, per_class, player, 0, game.n_classes, rounds=2).sums)
 
 
 def test_a_deal_of_several_stubs_is_worth_the_mean_of_its_stubs():
@@ -213,12 +224,14 @@ def test_the_latest_iterate_scored_as_a_response_is_unbiased(solved_with_latest)
     for player in (0, 1):
         sums = [bracket_chunk(kernel, avg.tables, seed, 4000, player, 0, kernel.n_classes, refine=0, latest=latest).sums
                 for seed in range(SEEDS)]
-        estimate = (1 - 2 * player) * np.mean([s[7] for s in sums], axis=0)  # in the player's own payoff
-        se = np.sqrt(np.sum([s[8] for s in sums], axis=0)) / SEEDS
+        estimate = (1 - 2 * player) * np.mean([s.latest for s in sums], axis=0)  # in the player's own payoff
+        se = np.sqrt(np.sum([s.latest_var for s in sums], axis=0)) / SEEDS
         assert (se > 0).all() and (np.abs(estimate - gains[player]) < 4 * se).all(), (player, estimate, gains, se)
         assert (gains[player] > 4 * se).any()  # it gains more than the noise: an estimate of 0 would fail
         plain = bracket_chunk(kernel, avg.tables, 0, 4000, player, 0, kernel.n_classes, refine=0).sums
-        assert np.array_equal(plain[:7], sums[0][:7]) and not plain[7:].any()  # it changes nothing else
+        before = ("high", "high_var", "low", "low_var", "value", "value_var", "refined_deals")
+        assert same(plain, sums[0], *before)  # it changes nothing else
+        assert not any(getattr(plain, name).any() for name in ("latest", "latest_var", "focus_deals"))
 
 
 def test_the_interval_with_the_latest_iterate_holds_the_exact_exploitability(solved_with_latest):
@@ -237,7 +250,7 @@ def test_the_focus_round_goes_to_the_classes_whose_gain_is_least_certain():
     def candidates(spread, pilot=None):
         spread = np.array(spread, float)
         k = len(spread)
-        return ChunkSums(np.zeros((9, 1)), np.arange(10, 10 + k), spread, np.zeros((k, 1)), np.zeros((k, 1)),
+        return ChunkSums(BracketSums.zeros(1), np.arange(10, 10 + k), spread, np.zeros((k, 1)), np.zeros((k, 1)),
                          float((spread**2).sum()) if pilot is None else pilot)
 
     # one class holds nearly all the spread: it gets the whole budget (100 deals a class so far)

@@ -9,11 +9,12 @@ from __future__ import annotations
 RAY_WORTH_SECONDS = 0.2  # bench/scaling.py (the Ray round trip)
 EXACT_PASS_BYTES_PER_SECOND = 2.4e9  # strategy-dependent arrays an exact pass sweeps per second: bench/scaling.py
 SAMPLED_DEALS_PER_SECOND = 100_000  # deals a sampled pass evaluates per second on one core: bench/calibration.py
-# a bracket's drawn deal costs this many training deals (both players' sets, refinement on top): bench/calibration.py
-BRACKET_DEAL_COST = 8
-# each refinement round and the focus round add up to about this many times a bracket's first sets' time (final
-# brackets sized to a run plan with it): bench/sampled_interval.py (a bracket's CPU seconds with and without them)
-BRACKET_ROUND_COST = 1.5
+# a bracket's drawn deal costs this many training deals (both players' sets, without refinement or focus rounds):
+# bench/calibration.py
+BRACKET_DEAL_COST = 1.8
+# each refinement round and the focus round add about this many times that bracket's time (progress and final
+# brackets are forecast with it, final ones sized by it): bench/calibration.py (brackets with and without them)
+BRACKET_ROUND_COST = 5.8
 # the exact exploitability of a sampled strategy: the draw expectation's showdown pairs per second, then a best
 # response per stack at this many seconds per deal and stack: bench/calibration.py
 EQUITY_PAIRS_PER_SECOND = 4.3e8

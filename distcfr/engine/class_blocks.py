@@ -31,6 +31,8 @@ from distcfr.engine.rules import Rule, regret_matching, rule_from_fields, update
 from distcfr.engine.sampled_bracket import (
     REFINE,
     BracketSettings,
+    BracketSums,
+    ChunkSums,
     bracket_chunk,
     chunk_total,
     focus,
@@ -397,7 +399,7 @@ class ClassBlockGroup:
         return StrategyRows(firsts, self.hi, chunks)
 
     def bracket_sums(self, settings: BracketSettings, player: int, chunks: list[tuple[int, int]],
-                     *published: StrategyRows) -> list[np.ndarray]:
+                     *published: StrategyRows) -> list[ChunkSums]:
         """The bracket's sums of ``player`` for these class ranges (:func:`~distcfr.engine.sampled_bracket.
         bracket_chunk` as ``settings`` say, the focus round's pilot where it runs), against the
         average strategy of every group, with
@@ -535,8 +537,8 @@ class ClassBlockSetBase:
     def _shared_average(self) -> dict[str, np.ndarray]:
         return {name: regret_matching_rows(s, np.float16) for name, s in self.shared_sums.items()}
 
-    def bracket_sums(self, settings: BracketSettings, chunks: list[tuple[int, int]]) -> list[np.ndarray]:
-        """Each player's (10, B) sums of the exploitability bracket of the average strategy as ``settings``
+    def bracket_sums(self, settings: BracketSettings, chunks: list[tuple[int, int]]) -> list[BracketSums]:
+        """Each player's sums (BracketSums) of the exploitability bracket of the average strategy as ``settings``
         say, the latest iterate scored as a response too, after each player's focus round
         (distcfr.engine.sampled_bracket; distcfr.evaluate.sampled ``bracket_from_sums`` makes the
         bracket), its chunks spread over the groups, each reading the average where it lies: the

@@ -43,6 +43,36 @@ class BracketSettings:
     rounds: int = REFINE_ROUNDS
     focus: int = FOCUS_SHARE
 
+
+@dataclasses.dataclass
+class BracketSums:
+    """One player's bracket sums over some hand classes, each (B,) float64 per stack in button payoff; a
+    mean is hand-weighted, a ``*_var`` the variance of that mean: ``high`` the best response's in-sample
+    gain over the profile (the upper estimate), ``low`` the same response's gain on independent deals
+    (the lower one), ``value`` the profile's own value (player 0's sums; 0 in player 1's), ``latest``
+    the latest iterate's gain as a response on the independent deals (0 without one); the deals drawn
+    refining close classes (``refined_deals``) and in the focus round (``focus_deals``), alike in every
+    stack. Sums add field by field, in chunk order (:func:`chunk_total`): the same bits wherever made."""
+
+    high: np.ndarray
+    high_var: np.ndarray
+    low: np.ndarray
+    low_var: np.ndarray
+    value: np.ndarray
+    value_var: np.ndarray
+    refined_deals: np.ndarray
+    latest: np.ndarray
+    latest_var: np.ndarray
+    focus_deals: np.ndarray
+
+    @classmethod
+    def zeros(cls, n_stacks: int) -> BracketSums:
+        return cls(*(np.zeros(n_stacks) for _ in dataclasses.fields(cls)))
+
+    def __add__(self, other: BracketSums) -> BracketSums:
+        return BracketSums(*(getattr(self, f.name) + getattr(other, f.name) for f in dataclasses.fields(self)))
+
+
 def _one_hot(values: np.ndarray) -> np.ndarray:
     """Pure strategy picking the largest value over the last axis."""
     return (np.arange(values.shape[-1]) == values.argmax(-1)[..., None]).astype(np.float64)
@@ -151,7 +181,25 @@ def gate_response(game, profile: dict, sigma: dict, player: int, rows: np.ndarra
     errors above zero for ``player``: there the response gains nothing it has shown, and scored on
     other deals it adds only noise (or the loss of a choice that fitted its own deals). Still a
     strategy, so its scored gain stays a lower estimate."""
-    back = (1 - 2 * player) * gain <= z * np.sqrt(gain_var)  # (G, B)
+    play_profile(game, profile, sigma, player, rows, (1 - 2 * player) * gain <= z * np.sqrt(gain_var))
+
+
+def no_worse_than_profile(game, profile: dict, sigma: dict, player: int, rows: np.ndarray, gain: np.ndarray,
+                          gain_var: np.ndarray) -> None:
+    """The in-sample response of each (class, stack) of ``rows``: the better, on the class's own deals,
+    of the best response in ``profile`` and ``sigma``'s own rows (gain (G, B), button payoff, and its
+    variance ``gain_var``, set in place). The best response is chosen on float32 class sums and the
+    profile's float16 probabilities need not sum to one, so its gain can come out below the profile's
+    own, which scores exactly 0 on the same deals: there the profile's rows come back, gain and variance
+    0. The in-sample gain is then at least 0, and the best of responses that include the true best one
+    on the deals it is valued on: still an upper estimate."""
+    worse = (1 - 2 * player) * gain < 0  # (G, B)
+    gain[worse], gain_var[worse] = 0.0, 0.0
+    play_profile(game, profile, sigma, player, rows, worse)
+
+
+def play_profile(game, profile: dict, sigma: dict, player: int, rows: np.ndarray, back: np.ndarray) -> None:
+    """Set ``player``'s rows ``rows`` in ``profile`` back to ``sigma``'s at each (class, stack) of ``back`` (G, B)."""
     if not back.any():
         return
     for b in game.strategy_tables:
@@ -163,8 +211,8 @@ def gate_response(game, profile: dict, sigma: dict, player: int, rows: np.ndarra
 def bracket_chunk(game, sigma: dict, seed: int, per_class: int, player: int, first: int,
                   stop: int, refine: int = REFINE, stubs: int = BRACKET_STUBS, gate: float = GATE_Z,
                   rounds: int = REFINE_ROUNDS, latest: dict | None = None, pilot: bool = True) -> ChunkSums:
-    """What classes [first, stop) of ``player`` add to the bracket's sums (:class:`ChunkSums`: (10, B)
-    sums, and the classes the focus round may choose again): the hand-weighted
+    """What classes [first, stop) of ``player`` add to the bracket's sums (:class:`ChunkSums`: the
+    :class:`BracketSums`, and the classes the focus round may choose again): the hand-weighted
     mean and variance of its best response's in-sample gain over the profile (button payoff: the
     best response's value less the profile's on the same deals, whose noise mostly cancels), of the
     same best response's gain on independent deals, and (player 0) of the profile's own value; then
@@ -222,19 +270,20 @@ def bracket_chunk(game, sigma: dict, seed: int, per_class: int, player: int, fir
         return drawn
 
     extra = refined(choose, np.arange(stop - first), 0)
+    no_worse_than_profile(game, profile, sigma, player, rows, *moments[0])
     gate_response(game, profile, sigma, player, rows, *moments[0], gate)
     own = game.deal_values(sigma, score)
     moments.append(class_moments(game.deal_values(profile, score) - own, per_class))
-    rows_of = {0: moments[0], 2: moments[1]}  # each estimate's first row in the sums (mean, then variance)
+    out = BracketSums.zeros(len(game.stacks))  # focus_deals: :func:`focus` adds them
+    estimates = {"high": moments[0], "low": moments[1]}  # each (G, B) mean and variance of the mean per class
     if player == 0:
-        rows_of[4] = class_moments(own, per_class)
+        estimates["value"] = class_moments(own, per_class)
     if latest is not None:
-        rows_of[7] = class_moments(game.deal_values({**sigma, **latest}, score) - own, per_class)
-    out = np.zeros((10, len(game.stacks)))  # row 9: the focus round's deals (:func:`focus` adds them)
-    for at, (mean, var) in rows_of.items():
-        out[at] = (weights * mean).sum(0)
-        out[at + 1] = (weights**2 * var).sum(0)
-    out[6] = extra
+        estimates["latest"] = class_moments(game.deal_values({**sigma, **latest}, score) - own, per_class)
+    for name, (mean, var) in estimates.items():
+        setattr(out, name, (weights * mean).sum(0))
+        setattr(out, name + "_var", (weights**2 * var).sum(0))
+    out.refined_deals[:] = extra
     spread = np.zeros(stop - first)
     if pilot:
         piloted = {**sigma, **own_rows(game, sigma, player, first, stop)}
@@ -246,14 +295,14 @@ def bracket_chunk(game, sigma: dict, seed: int, per_class: int, player: int, fir
 
 @dataclasses.dataclass
 class ChunkSums:
-    """A bracket chunk's (10, B) ``sums`` (see :func:`bracket_chunk`) and its candidates for the focus
+    """A bracket chunk's ``sums`` (:class:`BracketSums`) and its candidates for the focus
     round (:func:`focus`): their ``classes``, ``spread`` (hand weight x one deal's standard deviation
     of a best response's gain, all stacks, measured on deals other than the upper estimate's) and
     their (K, B) parts of the upper estimate's sums (``mean``, ``var``); ``pilot``: the chunk's spread^2
     summed over all its classes. Chunks add up in chunk order (:func:`chunk_total`): the same bits
     wherever they were made."""
 
-    sums: np.ndarray
+    sums: BracketSums
     classes: np.ndarray
     spread: np.ndarray
     mean: np.ndarray
@@ -261,7 +310,7 @@ class ChunkSums:
     pilot: float = 0.0
 
     @classmethod
-    def of(cls, sums: np.ndarray, first: int, weights: np.ndarray, mean: np.ndarray, var: np.ndarray,
+    def of(cls, sums: BracketSums, first: int, weights: np.ndarray, mean: np.ndarray, var: np.ndarray,
            spread: np.ndarray) -> ChunkSums:
         """The sums with the chunk's ``FOCUS_CANDIDATES`` classes of largest ``spread`` (G,) (``mean``,
         ``var``: (G, B) per class, the upper estimate's)."""
@@ -304,7 +353,7 @@ def focus_chunk(game, sigma: dict, seed: int, deals: int, player: int, first: in
     """(2, B): the focus round's part for classes [first, stop) of ``player``: each one's best response
     chosen again on ``deals`` fresh deals of its own (pieces of ``FOCUS_PIECE``, streams
     ``FOCUS_STREAM``), its in-sample gain over the profile on them: hand-weighted mean and variance
-    of the mean (rows 0 and 1 of :func:`bracket_chunk`'s sums, for these classes alone)."""
+    of the mean (:class:`BracketSums` ``high`` and ``high_var``, for these classes alone)."""
     out = np.zeros((2, len(game.stacks)))
     sizes = [min(FOCUS_PIECE, deals - lo) for lo in range(0, deals, FOCUS_PIECE)]
 
@@ -329,27 +378,29 @@ def focus_chunk(game, sigma: dict, seed: int, deals: int, player: int, first: in
             m, s2 = g.mean(0), ((g - g.mean(0)) ** 2).sum(0)
             delta, total = m - mean, n + len(g)
             mean, square, n = mean + delta * len(g) / total, square + s2 + delta**2 * n * len(g) / total, total
+        worse = (1 - 2 * player) * mean < 0  # (B,) the profile's own rows do better there: 0 (no_worse_than_profile)
+        mean, square = np.where(worse, 0.0, mean), np.where(worse, 0.0, square)
         weight = game.classes.hands_per_class[c] / game.classes.hands_per_class.sum()
         out += [weight * mean, weight**2 * square / (n - 1) / n]
     return out
 
 
 def focus(total: ChunkSums, n_classes: int, per_class: int, refine: int, rounds: int, share: int,
-          rechosen: Callable[[list[tuple[int, int]], int], np.ndarray]) -> np.ndarray:
-    """A player's (10, B) bracket sums after its focus round (:func:`focus_plan` on ``total``, the
+          rechosen: Callable[[list[tuple[int, int]], int], np.ndarray]) -> BracketSums:
+    """A player's bracket sums after its focus round (:func:`focus_plan` on ``total``, the
     chunks' total of a bracket of ``per_class`` deals for each of ``n_classes`` classes, refined as
     ``refine`` and ``rounds`` say, with :func:`focus_budget` of ``share``): the chosen classes' parts of
     the upper estimate replaced by ``rechosen(chunks, deals)`` (the chunks' total of :func:`focus_chunk`),
-    their deals in row 9."""
+    their deals in ``focus_deals``."""
     most = per_class + sum(refine_steps(per_class, refine, rounds))  # the deals a class's estimate may have had
     classes, deals = focus_plan(total, focus_budget(n_classes, per_class, share), per_class, most)
-    sums = total.sums.copy()
-    if len(classes):
-        at = np.isin(total.classes, classes)
-        sums[:2] += rechosen([(int(c), int(c) + 1) for c in classes], deals) - [total.mean[at].sum(0),
-                                                                                 total.var[at].sum(0)]
-        sums[9] += deals * len(classes)
-    return sums
+    sums = total.sums
+    if not len(classes):
+        return sums
+    at = np.isin(total.classes, classes)
+    swap = rechosen([(int(c), int(c) + 1) for c in classes], deals) - [total.mean[at].sum(0), total.var[at].sum(0)]
+    return dataclasses.replace(sums, high=sums.high + swap[0], high_var=sums.high_var + swap[1],
+                               focus_deals=sums.focus_deals + deals * len(classes))
 
 
 def focus_budget(n_classes: int, per_class: int, share: int = FOCUS_SHARE) -> int:
@@ -369,8 +420,8 @@ def value_chunk(game, sigma: dict, seed: int, per_class: int, first: int, stop: 
 
 
 def chunk_total(parts):
-    """The sum of chunks' contributions ((K, B) arrays or :class:`ChunkSums`), in chunk order (the same
-    bits wherever they were made)."""
+    """The sum of chunks' contributions ((K, B) arrays, :class:`BracketSums` or :class:`ChunkSums`), in
+    chunk order (the same bits wherever they were made)."""
     total = 0.0
     for part in parts:
         total = total + part

@@ -13,6 +13,7 @@ from distcfr.engine.sampled_bracket import (
     GATE_Z,
     REFINE,
     REFINE_ROUNDS,
+    BracketSums,
     bracket_chunk,
     bracket_chunks,
     chunk_total,
@@ -62,7 +63,10 @@ class Bracket:
             low = self.low - Z95 * self.low_se
         else:
             low = np.maximum(self.low - Z95_OF_TWO * self.low_se, self.latest_low - Z95_OF_TWO * self.latest_low_se)
-        return np.maximum(low, 0.0), self.high + Z95 * self.high_se
+        high = self.high + Z95 * self.high_se
+        # both ends bound one number; where the noise of two independent sets lifts the lower end above the
+        # upper, the upper end stands for both (it is the one a target is held to)
+        return np.minimum(np.maximum(low, 0.0), high), high
 
     def resolution(self) -> np.ndarray:
         """Per stack, how far above the strategy's exploitability the upper end sits at these
@@ -72,16 +76,26 @@ class Bracket:
         return np.maximum(self.high - self.low, 0.0) + Z95 * self.high_se
 
 
-def bracket_from_sums(sums: list[np.ndarray], per_class: int, rounds: int = REFINE_ROUNDS,
+def bracket_from_sums(sums: list[BracketSums], per_class: int, rounds: int = REFINE_ROUNDS,
                       latest: bool = False) -> Bracket:
-    """The bracket from each player's (10, B) chunk total (see :func:`bracket_chunk`; ``latest``: it
-    scored a latest iterate)."""
-    def gap(i):  # (BR1 + BR2) / 2 and its standard error, each best response in its own payoff
-        return (sums[0][i] - sums[1][i]) / 2, np.sqrt(sums[0][i + 1] + sums[1][i + 1]) / 2
+    """The bracket from each player's chunk total (see :func:`bracket_chunk`; ``latest``: it scored a
+    latest iterate)."""
+    def in_sample(player):  # each class's part is at least 0 in the player's payoff (no_worse_than_profile):
+        # so is their total, which the focus round's swap (a subtraction) may round a few ulps past 0
+        sign, own = 1 - 2 * player, sums[player]
+        return dataclasses.replace(own, high=sign * np.maximum(sign * own.high, 0.0),
+                                   high_var=np.maximum(own.high_var, 0.0))
 
-    extra, focused = (int(sums[0][row][0] + sums[1][row][0]) for row in (6, 9))
-    return Bracket(*gap(2), *gap(0), sums[0][4], np.sqrt(sums[0][5]), per_class, extra, rounds,
-                   *(gap(7) if latest else (None, None)), focus_deals=focused)
+    button, big_blind = in_sample(0), in_sample(1)
+
+    def gap(name):  # (BR1 + BR2) / 2 and its standard error, each best response in its own payoff
+        return ((getattr(button, name) - getattr(big_blind, name)) / 2,
+                np.sqrt(getattr(button, name + "_var") + getattr(big_blind, name + "_var")) / 2)
+
+    extra, focused = (int(getattr(button, name)[0] + getattr(big_blind, name)[0])
+                      for name in ("refined_deals", "focus_deals"))
+    return Bracket(*gap("low"), *gap("high"), button.value, np.sqrt(button.value_var), per_class, extra, rounds,
+                   *(gap("latest") if latest else (None, None)), focus_deals=focused)
 
 
 def exploitability_bracket(game, sigma: dict[str, np.ndarray], seed: int, per_class: int,

@@ -150,8 +150,12 @@ def _iterate(solver: Solver, plan: RunPlan, result: RunResult, on_iteration, han
 
     with RunSignals(interrupt_now, install=handle_signals) as requested:
         _iterations(solver, plan, result, on_iteration, requested, waiting)
-    if not result.interrupted or result.recovering:  # stopped while rebuilding: the recovery point is the last state
-        return
+    if result.interrupted and not result.recovering:  # stopped while rebuilding: the recovery point is the last state
+        _save_after_stop(solver, plan, result)
+
+
+def _save_after_stop(solver: Solver, plan: RunPlan, result: RunResult) -> None:
+    """A stopped run's state saved in the plan's checkpoint, unless the workers went with it."""
     if solver.state_on_workers and not solver.workers_alive():
         result.workers_lost = True  # their rows went with them: the last checkpoint written stays as it is
         return
@@ -163,12 +167,77 @@ def _iterate(solver: Solver, plan: RunPlan, result: RunResult, on_iteration, han
             result.workers_lost = True  # the signal reached them too, after Ray's look at them above
 
 
+class _Schedule:
+    """When a run's evaluations and value readings are due: every ``eval_every`` iterations and at the
+    last, each kept to its share of the loop's time (evaluations by their forecast, when the plan gives
+    ``eval_share``), a reading at half the time limit whatever it takes; and the time each took."""
+
+    def __init__(self, plan: RunPlan, result: RunResult):
+        self.plan, self.start = plan, time.perf_counter()
+        self.eval_seconds, self.read_seconds = 0.0, 0.0
+        self.evaluating = plan.evaluate  # evaluations without a target, while the hooks keep them on
+        self.spent = result.wall_seconds  # by the iterations before a recovery at the end: the time limit counts them
+        self.halfway = plan.seconds is None or result.wall_seconds >= plan.seconds / 2  # the half-time reading is taken
+
+    def now(self) -> float:
+        """Seconds since the loop began."""
+        return time.perf_counter() - self.start
+
+    def evaluation_due(self, solver: Solver, last: bool) -> bool:
+        plan = self.plan
+        due = (plan.target is not None or self.evaluating) and (solver.iteration % plan.eval_every == 0 or last)
+        if due and not last and plan.eval_share is not None:  # evaluations kept to their share of the time
+            expected = plan.hooks.forecast(solver)
+            due = self.eval_seconds + expected <= plan.eval_share * self.now()
+        return due
+
+    def evaluated(self, seconds: float) -> None:
+        self.eval_seconds += seconds
+        if self.plan.target is None:
+            self.evaluating = self.plan.hooks.keep_evaluating()
+
+    def reading_due(self, solver: Solver, last: bool) -> bool | None:
+        """Whether a value reading is due (None: no); the half-time one says so by ``self.half``."""
+        plan, now = self.plan, self.now()
+        self.half = not self.halfway and self.spent + now >= plan.seconds / 2
+        return plan.hooks.reads and (self.half or (solver.iteration % plan.eval_every == 0 or last) and
+                                     self.read_seconds <= plan.read_share * now)
+
+    def read(self, seconds: float) -> None:
+        self.read_seconds += seconds
+        self.halfway = self.halfway or self.half
+
+    def out_of_time(self) -> bool:
+        return self.plan.seconds is not None and self.spent + self.now() >= self.plan.seconds
+
+
+def _is_last(solver: Solver, plan: RunPlan) -> bool:
+    """Whether the solver has done the plan's iterations (or the most a file holds)."""
+    return (plan.iterations is not None and solver.iteration >= plan.iterations) or solver.iteration >= MAX_ITERATION
+
+
+def _target_met(plan: RunPlan, expl: float | None) -> bool:
+    """Whether an evaluation ``expl`` ends a run with a target: met, or out of reach as the hooks tell."""
+    return expl is not None and plan.target is not None and (expl <= plan.target or plan.hooks.give_up())
+
+
+def _saved_or_recovered(solver, plan: RunPlan, result: RunResult, path: Path, requested: RunSignals) -> bool:
+    """Save the checkpoint ``path``: True, or False where workers were lost meanwhile and the run went on
+    from its recovery point (the loop starts its iteration again)."""
+    began = time.perf_counter()
+    try:
+        _save(solver, plan, result, path)
+        return True
+    except WorkersLost as lost:
+        _recover(solver, plan, result, lost, time.perf_counter() - began, requested)
+        return False
+
+
 def _iterations(solver: Solver, plan: RunPlan, result: RunResult, on_iteration, requested: RunSignals,
                 waiting: list[bool]) -> None:
     """The loop of :func:`_iterate`: iterations, evaluations, readings and checkpoints until a stopping
     rule or a stop request (``result.interrupted``)."""
-    start, eval_seconds, read_seconds = time.perf_counter(), 0.0, 0.0
-    halfway = plan.seconds is None or result.wall_seconds >= plan.seconds / 2  # the half-time reading is taken
+    schedule = _Schedule(plan, result)
 
     def look(work):
         """``work(solver)`` while the loop waits on it (a signal stops the run at once): (its result, the
@@ -186,8 +255,6 @@ def _iterations(solver: Solver, plan: RunPlan, result: RunResult, on_iteration, 
         finally:
             waiting[0] = False
 
-    evaluating = plan.evaluate
-    spent = result.wall_seconds  # by the iterations before a recovery at the end: the time limit counts them
     try:
         while (plan.iterations is None or solver.iteration < plan.iterations) and solver.iteration < MAX_ITERATION:
             if requested:
@@ -202,55 +269,35 @@ def _iterations(solver: Solver, plan: RunPlan, result: RunResult, on_iteration, 
                 continue
             except (Exception, KeyboardInterrupt):  # the signal took the workers down before it reached this loop
                 requested.stop_if_requested()
-            expl = None
-            last = (plan.iterations is not None and solver.iteration >= plan.iterations) or \
-                solver.iteration >= MAX_ITERATION
-            due = (plan.target is not None or evaluating) and (solver.iteration % plan.eval_every == 0 or last)
-            if due and not last and plan.eval_share is not None:  # evaluations kept to their share of the time
-                expected = plan.hooks.forecast(solver)
-                due = eval_seconds + expected <= plan.eval_share * (time.perf_counter() - start)
-            if due and last and plan.checkpoint:  # the last evaluation may be the final one: what was solved is
-                began = time.perf_counter()       # saved before it starts
-                try:
-                    _save(solver, plan, result, plan.checkpoint)
-                except WorkersLost as lost:
-                    _recover(solver, plan, result, lost, time.perf_counter() - began, requested)
-                    continue
+            expl, last = None, _is_last(solver, plan)
+            due = schedule.evaluation_due(solver, last)
+            # the last evaluation may be the final one: what was solved is saved before it starts
+            if due and last and plan.checkpoint and not _saved_or_recovered(solver, plan, result, plan.checkpoint,
+                                                                             requested):
+                continue
             if due:
                 looked = look(plan.hooks.evaluate)
                 if looked is None:
                     continue
                 expl, seconds = looked
-                eval_seconds += seconds
                 result.history.append((solver.iteration, expl))
-                if plan.target is None:
-                    evaluating = plan.hooks.keep_evaluating()
-            now = time.perf_counter() - start
-            half = not halfway and spent + now >= plan.seconds / 2
-            if plan.hooks.reads and (half or (solver.iteration % plan.eval_every == 0 or last) and
-                                            read_seconds <= plan.read_share * now):
+                schedule.evaluated(seconds)
+            if schedule.reading_due(solver, last):
                 looked = look(plan.hooks.read)
                 if looked is None:
                     continue
-                read_seconds += looked[1]
-                halfway = halfway or half
+                schedule.read(looked[1])
             if on_iteration is not None:
                 on_iteration(solver, expl)
             point = plan.checkpoint or plan.recovery
-            if point and solver.iteration % plan.checkpoint_every == 0 and result.saved_at != solver.iteration:
-                began = time.perf_counter()
-                try:
-                    _save(solver, plan, result, point)
-                except WorkersLost as lost:
-                    _recover(solver, plan, result, lost, time.perf_counter() - began, requested)
-                    continue
-            if expl is not None and plan.target is not None and (expl <= plan.target or plan.hooks.give_up()):
-                break
-            if plan.seconds is not None and spent + time.perf_counter() - start >= plan.seconds:
+            if point and solver.iteration % plan.checkpoint_every == 0 and result.saved_at != solver.iteration \
+                    and not _saved_or_recovered(solver, plan, result, point, requested):
+                continue
+            if _target_met(plan, expl) or schedule.out_of_time():
                 break
     except StopRequested:
         result.interrupted = True
-    result.wall_seconds += time.perf_counter() - start
+    result.wall_seconds += schedule.now()
 
 
 MAX_RECOVERIES = 10  # lost workers a run goes on after; past this it stops (a cluster losing nodes all night)

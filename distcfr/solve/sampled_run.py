@@ -15,8 +15,9 @@ import numpy as np
 
 from distcfr.engine.calibration import BRACKET_DEAL_COST, BRACKET_ROUND_COST
 from distcfr.engine.sampled_bracket import FOCUS_SHARE, REFINE_ROUNDS, drawn_deals, refine_steps
-from distcfr.evaluate.class_strategy import default_per_class
+from distcfr.evaluate.class_strategy import default_per_class, exact_seconds
 from distcfr.evaluate.reach import noise_bound, out_of_reach, target_summary
+from distcfr.evaluate.summary import add_exact, bracket_cost, sampled_summary, settling
 from distcfr.evaluate.units import amount, duration, exploitability_text
 from distcfr.solve.run import RunHooks
 
@@ -161,14 +162,16 @@ class SampledRun(RunHooks):
 
     def forecast(self, solver) -> float:
         """How long the next progress bracket is expected to take: the last one's time, or before the first,
-        its drawn deals at BRACKET_DEAL_COST training deals each (at the run's rate so far); a first that
+        its drawn deals at BRACKET_DEAL_COST training deals each (at the run's rate so far), and its rounds
+        (:func:`round_factor`); a first that
         does not fit the brackets' share of the time yet says once when it will."""
         if self.target:
             return 0.0
         if self.history:
             return self.history[-1]["eval_seconds"]
         elapsed = time.perf_counter() - self.start
-        expected = BRACKET_DEAL_COST * drawn_deals(self.per_class, self.n_classes) * self.seconds_per_deal(solver)
+        expected = (BRACKET_DEAL_COST * drawn_deals(self.per_class, self.n_classes) * self.seconds_per_deal(solver)
+                    * round_factor(self.full_rounds, self.focus))
         if expected > EVAL_SHARE * elapsed and not self.told_wait:
             self.told_wait = True
             when = expected / EVAL_SHARE
@@ -317,20 +320,18 @@ class SampledRun(RunHooks):
     def seconds_per_class(self, solver):
         """``cost(per_class, rounds)``: a final bracket's expected seconds, from the run's latest progress
         bracket of its second half (scaled by the deals), else from the run's rate: BRACKET_DEAL_COST
-        training deals a drawn deal, and BRACKET_ROUND_COST more of the same for each refinement round and
-        the focus round; None where the run has no rate (no iteration)."""
+        training deals a drawn deal, times its rounds' :func:`round_factor`; None where the run has no rate
+        (no iteration)."""
         progress = [h for h in self.history if h["per_class"] == self.per_class]
         rate = self.seconds_per_deal(solver) if solver.deals_done > self.first_deals else None
-        focus = 1 if self.focus else 0
         if progress and 2 * progress[-1]["iteration"] >= solver.iteration:
             took, rounds = progress[-1]["bracket_seconds"], self.full_rounds
             return lambda per_class, r: (took * per_class / self.per_class
-                                         * (1 + BRACKET_ROUND_COST * (r + focus)) / (1 + BRACKET_ROUND_COST
-                                                                                   * (rounds + focus)))
+                                         * round_factor(r, self.focus) / round_factor(rounds, self.focus))
         if rate is None:
             return None
         base = BRACKET_DEAL_COST * drawn_deals(1, self.n_classes) * rate
-        return lambda per_class, r: base * per_class * (1 + BRACKET_ROUND_COST * (r + focus))
+        return lambda per_class, r: base * per_class * round_factor(r, self.focus)
 
     def announced_final_bracket(self, solver, say):
         """The final bracket, announced by ``say`` as it starts with what it will cost. The run's iterations
@@ -355,6 +356,42 @@ class SampledRun(RunHooks):
             return ""
         return (f"the final bracket takes at most about {FINAL_SHARE:.0%} of the solving time "
                 f"({duration(FINAL_FLOOR_SECONDS)} at least; --bracket-samples or --bracket-rounds: the full default)")
+
+
+    def end_summary(self, solver, result, workers: int) -> dict:
+        """The summary of a run ``result`` (its RunResult) once its final bracket is in; the run's time
+        becomes its iterations' own (progress brackets in, the final bracket out). ``workers``: the run's."""
+        bracket, seconds, _ = self.result
+        game, classes = solver.game, solver.kernel.n_classes
+        result.wall_seconds -= self.final_in_run
+        summary = sampled_summary(game, solver, bracket, result.wall_seconds, result.iterations_run,
+                                  solver.deals_done - self.first_deals)
+        summary["bracket_history"] = self.history
+        summary["settling"] = settling(self.readings, game.variant_values, self.read_per_class,
+                                       self.read_per_class * classes)
+        summary["bracket"] = bracket_cost(bracket, classes, seconds, workers)
+        if self.target:
+            summary["target"] = self.target_summary(solver, bracket)
+        return summary
+
+
+def round_factor(rounds: int, focus: int) -> float:
+    """A bracket's time over that of the same bracket without refinement or focus rounds: ``rounds``
+    refinement rounds and a focus round where ``focus`` (its share) is not 0, BRACKET_ROUND_COST each."""
+    return 1 + BRACKET_ROUND_COST * (rounds + (1 if focus else 0))
+
+
+def add_exact_or_hint(summary: dict, game, strategy, exact: bool, say) -> None:
+    """With ``exact``, the exact exploitability of ``strategy`` as its file keeps it (``say``s first how
+    long it may take); without, where that is in reach, how long it would take (``exact_hint``, seconds)."""
+    if not exact:
+        seconds = exact_seconds(game)
+        if seconds is not None:
+            summary["exact_hint"] = seconds
+        return
+    say(f"  exact exploitability of the saved strategy, every deal enumerated: about {duration(exact_seconds(game))}")
+    began = time.perf_counter()
+    add_exact(summary, strategy.as_stored().exact_exploitability(), time.perf_counter() - began)
 
 
 def refine_text(per_class: int, rounds: int = REFINE_ROUNDS) -> str:
