@@ -315,7 +315,8 @@ class _SampledRun(_Printed, SampledRunSession):
         return f"  {rate:,.0f} deals/s  {np.median(solver.visits(1)):,.0f} visits per class{workers}"
 
     def present(self, solver, summary: dict, strategy, result) -> None:
-        self.groups = None if self.args.no_tables else group_report(strategy, stored=True)
+        draw27 = strategy.game.name == "draw27"  # its hand groups' table
+        self.groups = None if self.args.no_tables or not draw27 else group_report(strategy, stored=True)
         if self.args.plot:
             from distcfr.present.plots import save_sweep_plot
 

@@ -712,7 +712,9 @@ class LocalClassBlocks(ClassBlockSetBase):
 
     def tables(self) -> tuple[dict, dict]:
         self.settle()
-        return tuple({name: t.copy() for name, t in tables.items()} for tables in self.group.tables())
+        regrets, sums = ({name: t.copy() for name, t in tables.items()} for tables in self.group.tables())
+        return (regrets | {n: t.copy() for n, t in self.shared_regrets.items()},
+                sums | {n: t.copy() for n, t in self.shared_sums.items()})
 
     def _gather(self, method: str) -> list:
         self.settle()

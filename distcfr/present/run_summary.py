@@ -58,9 +58,12 @@ def print_sampled(summary: dict, out_path, groups: dict | None = None) -> None:
           f"{summary['deals']:,} deals{took}{resumed} ({summary['deals_per_second']:,.0f} deals/s)")
     unit = summary["unit"]
     for row in summary["per_variant"]:
-        expl = exploitability_text(row["exploitability"], unit, row["exploitability_ci"])
+        expl = ("not bracketed" if row["exploitability"] is None else
+                exploitability_text(row["exploitability"], unit, row["exploitability_ci"]))
         print(fit_line(f"  {row['variant']:>8}  value {row['value']:+.4f} +- {row['value_se']:.4f} {unit}  "
                        f"exploitability {expl}"))
+    if summary["exploitability"] is None:
+        print(fit_line(f"  {summary['exploitability_meaning']}: its values are the last value reading's"))
     cost = summary.get("bracket")
     if cost:
         where = f" on {cost['workers']} workers" if cost["workers"] else ""
@@ -74,9 +77,10 @@ def print_sampled(summary: dict, out_path, groups: dict | None = None) -> None:
     exact = summary.get("exploitability_exact")
     if exact:
         for row in summary["per_variant"]:
-            where = "inside" if inside_interval(row) else "outside"
-            print(fit_line(f"  {row['variant']:>8}  exact {exploitability_text(row['exploitability_exact'], unit)}, "
-                           f"{where} the interval"))
+            where = "" if row["exploitability"] is None else \
+                f", {'inside' if inside_interval(row) else 'outside'} the interval"
+            print(fit_line(f"  {row['variant']:>8}  exact {exploitability_text(row['exploitability_exact'], unit)}"
+                           + where))
         print(fit_line(f"  the exact figure: every deal enumerated, the strategy as saved, {exact['seconds']:.1f} s"))
     elif "exact_hint" in summary:
         about = "under a second" if summary["exact_hint"] < 1 else f"about {duration(summary['exact_hint'])}"
