@@ -6,7 +6,9 @@ solver's tables; tests/test_memory.py holds them to the measured peak."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -176,6 +178,19 @@ def available_bytes() -> int:
     import os
 
     return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+
+
+def stack_cost(kernel, batch: int, n_shards: int, workers: int) -> tuple[int, int]:
+    """(bytes on this machine without any stack, bytes each stack adds) of a sampled solve: every table
+    has a column per stack (:func:`sampled_estimate` of the same kernel with 0 and 1 stacks)."""
+    def with_stacks(b: int) -> int:
+        tables = tuple(dataclasses.replace(t, shape=(*t.shape[:-2], b, t.shape[-1])) for t in kernel.strategy_tables)
+        proxy = SimpleNamespace(strategy_tables=tables, n_classes=kernel.n_classes, deal_width=kernel.deal_width,
+                                table_rows=kernel.table_rows)
+        return sampled_estimate(proxy, batch, n_shards, workers).this_machine
+
+    base = with_stacks(0)
+    return base, with_stacks(1) - base
 
 
 def sampled_estimate(kernel, batch: int, n_shards: int, workers: int) -> MemoryEstimate:

@@ -20,7 +20,14 @@ from dataclasses import dataclass
 from distcfr.engine.calibration import EXACT_PASS_BYTES_PER_SECOND, RAY_WORTH_SECONDS, SAMPLED_DEALS_PER_SECOND
 from distcfr.engine.deal_schedule import DealSchedule
 from distcfr.engine.kernels import can_sample, sampled_kernel
-from distcfr.engine.memory import MemoryEstimate, available_bytes, check_fits, estimate, sampled_estimate
+from distcfr.engine.memory import (
+    MemoryEstimate,
+    available_bytes,
+    check_fits,
+    estimate,
+    sampled_estimate,
+    stack_cost,
+)
 from distcfr.engine.rules import AUTO
 from distcfr.errors import BadParameter, TooFewCpus
 from distcfr.games.base import Game
@@ -110,8 +117,9 @@ class Launch:
                                                                           REBUILD_READY_SECONDS),
                                  lambda: LocalClassBlocks(spec, n_blocks, seed, schedule),
                                  lambda: self._check(sampled_estimate(kernel, schedule.largest, n_blocks, 0), spec))
-        memory = sampled_estimate(sampled_kernel(load_game(spec)), schedule.largest, n_blocks, workers)
-        available = self._check(memory, spec)
+        kernel = sampled_kernel(load_game(spec))
+        memory = sampled_estimate(kernel, schedule.largest, n_blocks, workers)
+        available = self._check(memory, spec, stack_cost(kernel, schedule.largest, n_blocks, workers))
         self.progress_brackets = memory.with_bracket <= BRACKET_MARGIN * available
         if not self.progress_brackets and self.needs_bracket:
             raise BadParameter(f"--target-exploitability needs a bracket beside the workers: about "
@@ -163,13 +171,21 @@ class Launch:
         self.resolved = min(int(workers), n_shards)
         return self.resolved
 
-    def _check(self, memory: MemoryEstimate, spec: str) -> int:
-        """Say the estimate; refuse what does not fit. Returns the bytes available."""
+    def _check(self, memory: MemoryEstimate, spec: str, stacks: tuple[int, int] | None = None) -> int:
+        """Say the estimate (and with ``stacks``, :func:`~distcfr.engine.memory.stack_cost`'s, what a stack
+        costs and how many fit here); refuse what does not fit. Returns the bytes available."""
         self.memory = memory
         available = available_bytes()
         self._say(memory.describe() + f" of {available / 1e9:.1f} GB available")
-        return check_fits(memory.this_machine, spec, available, "use fewer stacks, a smaller game or a cluster "
-                          "(--address)")
+        advice = "use fewer stacks, a smaller game or a cluster (--address)"
+        if stacks is not None:
+            base, per_stack = stacks
+            fit = max(0, int((available - base) // max(per_stack, 1)))
+            self._say(f"  a stack costs about {per_stack / 1e9:.2g} GB: this machine holds {fit:,} stacks of this "
+                      "game at once")
+            advice = (f"{fit:,} stacks fit here, a stack costs about {per_stack / 1e9:.2g} GB; use fewer stacks, "
+                      "a smaller game or a cluster (--address) with that much memory over its workers")
+        return check_fits(memory.this_machine, spec, available, advice)
 
     def _say(self, text: str) -> None:
         if self.report is not None:
