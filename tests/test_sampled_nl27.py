@@ -201,3 +201,51 @@ def test_both_kernels_keep_the_sampled_kernel_contract(spec):
     for table in kernel.strategy_tables:
         assert table.shape[-1] == table.n_actions and table.shape[-2] == len(kernel.stacks)
         assert kernel.uniform()[table.name].shape == (kernel.table_rows(table), *table.shape)
+
+
+# ---- the command line ------------------------------------------------------------------------------
+def test_train_solves_nl27_by_sampling_and_gives_the_exact_figure_of_the_abstract_game(tmp_path, capsys):
+    import json
+
+    from distcfr.evaluate.class_strategy import load_class_strategy
+    from distcfr.train import main
+
+    out, summary = tmp_path / "s.msgpack", tmp_path / "s.json"
+    assert main(["--game", "nl27(ranks=6,suits=2,hand=1,stacks=4:8:4)", "--sampling", "--iterations", "20",
+                 "--batch", "500", "--exact-exploitability", "--out", str(out), "--summary-json", str(summary)]) == 0
+    printed = capsys.readouterr().out
+    assert "sampling solves nl27(ranks=6,suits=2,stacks=4:8:4,draw=rule,post=value)" in printed
+    assert "a stack costs about" in printed and "exploitability not bracketed" in printed
+    data = json.loads(summary.read_text())
+    assert data["exploitability"] is None
+    for row in data["per_variant"]:
+        assert 0 < row["exploitability_exact"] < 1 and abs(row["value"]) < 1
+    strategy = load_class_strategy(out)
+    assert strategy.tables["btn_post"].shape[0] == strategy.kernel.n_keys
+    assert strategy.exact_exploitability() == pytest.approx([r["exploitability_exact"] for r in data["per_variant"]])
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["--target-exploitability", "0.01"], "no exploitability bracket to hold a target to"),
+    (["--iterations", "2", "--game", "nl27(ranks=6,suits=2,hand=1,draw=masks)"], "draw is all (every discard) or rule"),
+    (["--iterations", "2", "--game", "nl27(ranks=6,suits=2,hand=1,post=1)"], "post is recall, value or a number"),
+])
+def test_train_refuses_what_nl27_sampling_cannot_do(tmp_path, capsys, argv, says):
+    from distcfr.train import main
+
+    game = [] if "--game" in argv else ["--game", "nl27(ranks=6,suits=2,hand=1)"]
+    assert main([*game, "--sampling", "--batch", "200", "--out", str(tmp_path / "x.msgpack"), *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert says in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "x.msgpack").exists()
+
+
+def test_a_stack_list_too_large_for_this_machine_is_refused_with_what_fits(tmp_path, capsys, monkeypatch):
+    from distcfr.solve import launch
+    from distcfr.train import main
+
+    monkeypatch.setattr(launch, "available_bytes", lambda: 400_000_000)
+    assert main(["--game", "nl27(ranks=8,suits=2,hand=2,stacks=3:60:3)", "--sampling", "--iterations", "1",
+                 "--workers", "0", "--out", str(tmp_path / "x.msgpack")]) == 2
+    err = capsys.readouterr().err
+    assert "stacks fit here, a stack costs about" in err and "cluster" in err
