@@ -249,3 +249,19 @@ def test_a_stack_list_too_large_for_this_machine_is_refused_with_what_fits(tmp_p
                  "--workers", "0", "--out", str(tmp_path / "x.msgpack")]) == 2
     err = capsys.readouterr().err
     assert "stacks fit here, a stack costs about" in err and "cluster" in err
+
+
+def test_no_two_uses_share_a_deal_stream():
+    from distcfr.engine import streams
+    from distcfr.engine.sampled_bracket import FOCUS_MOST, FOCUS_PIECE
+    from distcfr.train import MAX_BRACKET_ROUNDS
+
+    domains = [streams.UNIFORM_DOMAIN, streams.CLASS_DOMAIN, streams.SOLVE_DOMAIN, streams.CYCLE_DOMAIN]
+    assert len(set(domains)) == len(domains)
+    assert MAX_BRACKET_ROUNDS <= streams.MAX_REFINE_ROUNDS
+    taken = streams.class_streams(-(-FOCUS_MOST // FOCUS_PIECE))
+    seen: dict[int, str] = {}
+    for use, numbers in taken.items():
+        for n in numbers:
+            assert n not in seen, f"stream {n}: {use} and {seen[n]}"
+            seen[n] = use

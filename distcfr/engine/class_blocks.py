@@ -40,6 +40,7 @@ from distcfr.engine.sampled_bracket import (
     value_chunk,
 )
 from distcfr.engine.sampled_kernel import KEY_SUM_UNIT, ClassTotals, class_tables, key_tables
+from distcfr.engine.streams import SOLVE_DOMAIN
 from distcfr.games.registry import load_game
 from distcfr.stopping import abandon_if_stopped
 
@@ -48,7 +49,6 @@ PUBLISH_ROWS = 4096  # strategy rows per object-store object: a worker never hol
 CACHE_BYTES = 1 << 20  # rows a row-wise pass takes at a time: its temporaries stay in a core's cache
 ROWS_IN_FLIGHT = 2  # table chunks on their way at once while a checkpoint streams
 RUN_DEALS = 1 << 14  # deals of consecutive blocks evaluated in one call at most (see ClassBlockGroup._run_end)
-STREAM_DOMAIN = 2  # the deal streams of solves (0: uniform deals, 1: bracket deals by class)
 
 
 def cache_rows(table: np.ndarray) -> int:
@@ -368,7 +368,7 @@ class ClassBlockGroup:
         lo, hi = int(self.bounds[block]), int(self.bounds[end])
         batch = self.schedule.of(player)
         counts = class_deal_counts(batch, self.kernel.n_classes, iteration, lo, hi)
-        keys = [(STREAM_DOMAIN, 2 * iteration + player, b) for b in range(block, end)]
+        keys = [(SOLVE_DOMAIN, 2 * iteration + player, b) for b in range(block, end)]
         cuts = np.split(counts, self.bounds[block + 1:end] - lo)
         before = class_visits(batch, self.kernel.n_classes, iteration - 1)[lo:hi] if self.kernel.cycle else None
         return self.kernel.sample_blocks_deals(self.seed, keys, player, lo, cuts, self.kernel.stubs, before), counts

@@ -17,10 +17,10 @@ import numpy as np
 
 from distcfr.engine import draw27_compiled as compiled
 from distcfr.engine.sampled_kernel import StrategyTable
+from distcfr.engine.streams import CLASS_DOMAIN, CYCLE_DOMAIN, UNIFORM_DOMAIN
 from distcfr.errors import BadParameter
 from distcfr.games.hand_classes import combinations, hand_classes
 
-CYCLE_DOMAIN = 3  # the stream keyed (seed, 3, player, 0) names the cycles' starts
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 
@@ -96,7 +96,7 @@ class LowballDeals:
         Columns: button hand [0:H], big blind hand [H:2H], stub top [2H:4H] (the big blind draws
         stub[0:k2], the button stub[k2:k2+k1]). A partial Fisher-Yates shuffle of 4H positions.
         """
-        rng = np.random.Generator(np.random.Philox(key=seed, counter=[0, 0, shard, iteration]))
+        rng = np.random.Generator(np.random.Philox(key=seed, counter=[0, UNIFORM_DOMAIN, shard, iteration]))
         deck = self.classes.deck
         perm = np.tile(np.arange(len(deck), dtype=np.int32), (n, 1))  # (n, N) one row per deal
         return deck[_shuffle_top(perm, 4 * self.hand, rng)].astype(np.int32)
@@ -105,9 +105,9 @@ class LowballDeals:
                                 per_class: int, stubs: int = 1) -> np.ndarray:
         """(n * per_class, 2H + 2H stubs) deals in which ``player`` holds a hand of each class in
         [first, stop), ``per_class`` deals per class in class order (see :meth:`sample_class_deals`;
-        the stream keyed by (seed, 1, stream, first))."""
+        the stream keyed by (seed, CLASS_DOMAIN, stream, first))."""
         counts = np.full(stop - first, per_class)
-        return self.sample_class_deals(seed, (1, stream, first), player, first, counts, stubs)
+        return self.sample_class_deals(seed, (CLASS_DOMAIN, stream, first), player, first, counts, stubs)
 
     def sample_class_deals(self, seed: int, key: tuple[int, int, int], player: int, first: int,
                            counts: np.ndarray, stubs: int = 1) -> np.ndarray:
@@ -147,6 +147,11 @@ class LowballDeals:
         cycle_keys = _stream_words(seed, (CYCLE_DOMAIN, player, 0), 1)[0] + classes * _GOLDEN  # wraps
         return compiled.draw_cycle_deals(hands.astype(np.int32), player, positions, cycle_keys, words, place,
                                          deck.astype(np.int32), stubs, choose, spread)
+
+    def classes_held(self, deals: np.ndarray, player: int) -> np.ndarray:
+        """(D,) the hand class ``player`` holds in each deal."""
+        h = self.hand
+        return self.classes.classify(np.asarray(deals)[:, player * h:(player + 1) * h])[0]
 
     def other_classes(self, deals: np.ndarray, player: int) -> tuple[np.ndarray, np.ndarray]:
         """((D,) classes, (H, D) canonical orders) of the hands of the player other than ``player``

@@ -10,6 +10,7 @@ from collections.abc import Callable
 import numpy as np
 
 from distcfr.engine.row_table import RowTable
+from distcfr.engine.streams import BRACKET_SETS, CLASS_DOMAIN, FOCUS_STREAM, REFINE_STREAM, VALUE_STREAM
 from distcfr.stopping import abandon_if_stopped
 
 BRACKET_CHUNK = 1 << 17  # deals evaluated together: bounds the bracket's memory at any size
@@ -19,15 +20,12 @@ REFINE_ROUNDS = 2  # and again, as long as it stays close, at most this many tim
 CLOSE_Z = 3.0  # close: a decision's top two actions within this many standard errors of their difference
 _DEAL_Q_FLOATS = 1 << 22  # per-deal action values held together while testing classes for closeness
 _CONTINUE = 1  # the parent decision's action whose value is its child decisions' (push, call)
-REFINE_STREAM = 4  # refinement deals: streams 4 + 2 round + player, keyed by the class (0..3: the first sets)
 BRACKET_STUBS = 1  # stubs per bracket deal: a deal's values are the mean over them (less noise a deal)
 GATE_Z = 3.0  # the scored response plays the profile where its in-sample gain is not this many standard errors above 0
-VALUE_STREAM = 32  # value readings' deals (:func:`value_chunk`): a stream no bracket set or refinement round uses
 FOCUS_SHARE = 8  # the focus round's deals per player: this many times the player's two first sets, at most,
 FOCUS_MOST = 1 << 25  # and this many (5 cards from 52 at 14 deals a class: 30 million, beside the bracket's 96)
 FOCUS_CANDIDATES = 8  # classes a chunk puts forward for it: those of largest spread (see ChunkSums)
 FOCUS_MIN_CUT = 0.25  # it runs where it cuts a player's part of the upper estimate's variance by this share at least
-FOCUS_STREAM = 34  # its deals: streams 34 + 2 piece + player, keyed by the class
 FOCUS_PIECE = 1 << 17  # in pieces of this many (a piece's stream is fixed by it: the same deals wherever drawn)
 
 
@@ -85,8 +83,7 @@ def best_response(game, profile: dict[str, np.ndarray], deals: np.ndarray, playe
     sums: the parent's continuing action (push, call) is worth the sum over its child decisions of
     their rows times their values, so it follows the draws' change without a second pass. A class's
     values depend on its own rows only, so classes can be done in any groups."""
-    h = game.hand
-    ids = game.classes.classify(deals[:, player * h:(player + 1) * h])[0]
+    ids = game.classes_held(deals, player)
     held, counts = np.unique(ids, return_counts=True)
     if (np.diff(ids) < 0).any():
         raise ValueError("best_response needs deals grouped by the player's class, in class order")
@@ -151,7 +148,7 @@ def refine_deals(game, seed: int, player: int, first: int, close: np.ndarray, ex
     ``close[i]``, in class order, class c's from the stream keyed by (seed, 1, REFINE_STREAM +
     2 round + player, c): its own, however the classes are grouped."""
     counts = [np.array([extra if c else 0]) for c in close]
-    keys = [(1, REFINE_STREAM + 2 * round + player, first + i) for i in range(len(close))]
+    keys = [(CLASS_DOMAIN, REFINE_STREAM + 2 * round + player, first + i) for i in range(len(close))]
     return game.sample_blocks_deals(seed, keys, player, first, counts, stubs)
 
 
@@ -240,7 +237,7 @@ def bracket_chunk(game, sigma: dict, seed: int, per_class: int, player: int, fir
     rows = np.arange(first, stop)
     profile = {**sigma, **own_rows(game, sigma, player, first, stop)}  # overwritten by the best response
     choose, score = (game.sample_deals_of_classes(seed, stream, player, first, stop, per_class, stubs)
-                     for stream in (2 * player, 2 * player + 1))
+                     for stream in (BRACKET_SETS + 2 * player, BRACKET_SETS + 2 * player + 1))
     best_response(game, profile, choose, player)
 
     def gain(deals, n):  # per class, the best response's gain over the profile on the same deals
@@ -358,8 +355,8 @@ def focus_chunk(game, sigma: dict, seed: int, deals: int, player: int, first: in
     sizes = [min(FOCUS_PIECE, deals - lo) for lo in range(0, deals, FOCUS_PIECE)]
 
     def piece(c, i):
-        return game.sample_class_deals(seed, (1, FOCUS_STREAM + 2 * i + player, c), player, c, np.array([sizes[i]]),
-                                       stubs)
+        return game.sample_class_deals(seed, (CLASS_DOMAIN, FOCUS_STREAM + 2 * i + player, c), player, c,
+                                       np.array([sizes[i]]), stubs)
 
     for c in range(first, stop):
         q = None
