@@ -1,0 +1,79 @@
+"""Deals per second per core of the sampled nl27 kernel's CFR pass (SampledNl27.class_sums and
+deal_values), compiled and, with --reference, the numpy reference pass, on one process.
+
+    python bench/nl27_sampled_speed.py [--deals 4000] [--reference] [--game SPEC ...]
+
+Each game's tables are uniform (float32, as a solve plays them); the traverser's deals are drawn
+as a half-iteration draws them (``--per-class`` deals of consecutive hand classes), and its key
+sums are added into int64 tables as the class blocks pass them. The first call of each pass is
+not timed (it loads or compiles the loops). Times are the process's CPU seconds (one thread): a
+shared machine slows it less than the wall clock, but caches shared with others still do.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from distcfr.engine.sampled_nl27 import SampledNl27
+from distcfr.games.registry import load_game
+
+GAMES = ("nl27(ranks=13,suits=4,hand=5,stacks=20,draw=rule,post=value)",
+         "nl27(ranks=13,suits=4,hand=5,stacks=10:40:10,draw=rule,post=value)",
+         "nl27(ranks=13,suits=4,hand=5,stacks=20,draw=rule,post=256)",
+         "nl27(ranks=13,suits=4,hand=2,stacks=20,draw=rule,post=value)")
+
+
+def _rate(call, n: int, repeat: int) -> float:
+    """Deals per second of ``call()`` over ``n`` deals, the best of ``repeat`` runs."""
+    best = np.inf
+    for _ in range(repeat):
+        began = time.process_time()
+        call()
+        best = min(best, time.process_time() - began)
+    return n / best
+
+
+def measure(spec: str, deals: int, per_class: int, reference: bool, repeat: int) -> None:
+    kernel = SampledNl27(load_game(spec))
+    sigma = kernel.uniform(np.float32)
+    counts = np.full(max(1, deals // per_class), per_class)
+    print(spec)
+    for player in (0, 1):
+        drawn = kernel.sample_class_deals(7, (1, player, 0), player, 0, counts)
+        post = kernel.strategy_table(("btn_post", "bb_post")[player])
+        key_sums = {post.name: (np.zeros((kernel.n_keys, *post.shape), np.int64),
+                                np.zeros((kernel.n_keys, *post.shape[:-1]), np.int64))}
+        modes = [("compiled", True, drawn, counts)]
+        if reference:
+            few = max(1, len(counts) // 8)
+            modes.append(("numpy reference", False, drawn[:few * per_class], counts[:few]))
+        for label, compiled, d, c in modes:
+            kernel.compiled = compiled
+            kernel.class_sums(sigma, d[:per_class], player, c[:1], key_sums=key_sums)  # compiles / warms up
+            rate = _rate(lambda: kernel.class_sums(sigma, d, player, c, key_sums=key_sums), len(d), repeat)
+            print(f"  class_sums player {player} {label:16s} {rate:10.0f} deals/s")
+    for label, compiled in [("compiled", True)] + ([("numpy reference", False)] if reference else []):
+        kernel.compiled = compiled
+        d = drawn if compiled else drawn[:max(per_class, len(drawn) // 8)]
+        kernel.deal_values(sigma, d[:per_class])
+        print(f"  deal_values          {label:16s} {_rate(lambda: kernel.deal_values(sigma, d), len(d), repeat):10.0f}"
+              " deals/s")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--game", action="append", help="an nl27 spec (draw=rule, post=value or N); repeatable")
+    parser.add_argument("--deals", type=int, default=4000, help="deals per timed call")
+    parser.add_argument("--per-class", type=int, default=8, help="deals per hand class of the traverser")
+    parser.add_argument("--repeat", type=int, default=2, help="timed calls per figure (the best is printed)")
+    parser.add_argument("--reference", action="store_true", help="time the numpy reference pass too")
+    args = parser.parse_args()
+    for spec in args.game or GAMES:
+        measure(spec, args.deals, args.per_class, args.reference, args.repeat)
+
+
+if __name__ == "__main__":
+    main()
