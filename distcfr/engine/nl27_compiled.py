@@ -18,6 +18,8 @@ import dataclasses
 import numba
 import numpy as np
 
+from distcfr.engine.sampled_kernel import KEY_SUM_UNIT
+
 _JIT = {"cache": True, "nogil": True}
 _KIND_DECISION, _KIND_FOLD, _KIND_LINE, _KIND_SHOWDOWN = 0, 1, 2, 3
 
@@ -30,7 +32,7 @@ class FlatTree:
     (n, B, A) the action each column plays, ``pre_amount`` (n, B) a fold's button payoff, ``pre_line``
     a line's index. After the draw, line l's template is nodes [line_start[l], line_start[l + 1])
     breadth first, its root first: ``post_kind`` (decision / fold / showdown), ``post_player``,
-    ``post_col`` (a decision's place / K2 on its player's post axis), ``post_child`` (relative),
+    ``post_col`` (a decision's place / K2 on its player's post axis), ``post_child`` (node ids),
     ``post_nch``, ``post_alias``, ``post_amount`` (a fold's button payoff, a showdown's pot share)."""
 
     pre_kind: np.ndarray
@@ -85,7 +87,7 @@ def flatten(kernel) -> FlatTree:
         for j, kind in enumerate(t.kind):
             g = at + j
             post["nch"][g] = len(t.children[j])
-            post["child"][g, :len(t.children[j])] = t.children[j]
+            post["child"][g, :len(t.children[j])] = [at + c for c in t.children[j]]
             if kind == "decision":
                 dec = t.decisions[j]
                 post["player"][g], post["alias"][g] = dec.player, dec.alias
@@ -99,93 +101,92 @@ def flatten(kernel) -> FlatTree:
                     *(post[k] for k in ("kind", "player", "col", "child", "nch", "alias", "amount")))
 
 
+_UNIT = 1.0 / KEY_SUM_UNIT  # 2^32: key sums count units of 2^-32 BB
+_ROUNDER = 6755399441055744.0  # 1.5 2^52: x + it - it is x rounded half to even, for |x| < 2^51
+
+
+@numba.njit(inline="always")
+def _fixed(x):
+    """x in units of 2^-32, rounded half to even to int64 (np.rint's result; a libm call costs more)."""
+    y = x * _UNIT
+    if abs(y) < 2.0**51:
+        return np.int64((y + _ROUNDER) - _ROUNDER)
+    return np.int64(np.rint(y))
+
+
 @numba.njit(**_JIT)
-def _post_line(li, d, i, a0, a1, player, sign, pre_reach, draw0, draw1, win, keys0, keys1, post0, post1, read0,
-               read1, slot, post_q, post_r, line_start, kind, who, col_of, child, nch, alias, amount, reach, prob, val,
+def _post_line(li, d, i, a0, a1, player, pre_reach, draw0, draw1, win, keys0, keys1, post0, post1, read0, read1,
+               slot, post_q, post_r, line_start, who, col_of, child, nch, alias, dec_start, dec_list, reach, prob, val,
                v_post):
     """Line ``li``'s betting after the draw on deal ``d`` (line item ``i`` before the draw, whose reach
     is ``pre_reach[:, i]``) for every pair of draw counts: writes the traverser's (the button's without
     one) value at its root to ``v_post`` (H+1, H+1, B) [k1, k0]; adds the traverser's post-draw sums.
-    A pair's players play rows read_u[keys_u[d, pair]] of ``post_u``; ``win[d, pair]`` is the showdown
-    sign (+1: the button's hand is lower)."""
-    base, stop = line_start[li], line_start[li + 1]
+    A pair's players play rows read_u[keys_u[d, pair]] of ``post_u``; ``win[d, pair]`` + 1 is the
+    showdown sign's plane of ``val`` (3, nodes, B), whose leaves hold their values. Only the
+    decisions are walked (``dec_list[dec_start[li]:dec_start[li + 1]]``, breadth first)."""
+    root = line_start[li]
     hh, b_count, a_width = v_post.shape[0], v_post.shape[2], alias.shape[2]
     k2 = hh * hh
     opp = 1 - player
+    first, stop = dec_start[li], dec_start[li + 1]
     for k1 in range(hh):
         for k0 in range(hh):
             pair = k1 * hh + k0
             live, own_live = False, False
             for b in range(b_count):
-                reach[0, 0, b] = pre_reach[0, i, b] * draw0[a0, li, k1, b, k0]
-                reach[1, 0, b] = pre_reach[1, i, b] * draw1[a1, li, b, k1]
+                reach[0, root, b] = pre_reach[0, i, b] * draw0[a0, li, k1, b, k0]
+                reach[1, root, b] = pre_reach[1, i, b] * draw1[a1, li, b, k1]
                 v_post[k1, k0, b] = 0.0
                 if player < 0:
-                    live |= reach[0, 0, b] != 0.0 and reach[1, 0, b] != 0.0
+                    live |= reach[0, root, b] != 0.0 and reach[1, root, b] != 0.0
                 else:
-                    live |= reach[opp, 0, b] != 0.0
-                    own_live |= reach[player, 0, b] != 0.0
+                    live |= reach[opp, root, b] != 0.0
+                    own_live |= reach[player, root, b] != 0.0
             if not live and not own_live:  # worth nothing upstream, adds nothing
                 continue
             key0, key1 = keys0[d, pair], keys1[d, pair]
             r0, r1 = read0[key0], read1[key1]
-            for j in range(stop - base):  # both players' reach, breadth first
-                g = base + j
-                if kind[g] != _KIND_DECISION:
-                    continue
-                u = who[g]
+            s = np.int64(win[d, pair]) + 1
+            for x in range(stop - 1, first - 1, -1):  # strategies and values, leaves first
+                g = dec_list[x]
                 col = col_of[g] * k2 + pair
+                n = nch[g]
                 for b in range(b_count):  # the row, each column's probability on the action it plays
                     for a in range(a_width):
-                        prob[j, b, a] = 0.0
-                    if u == 0:
+                        prob[g, b, a] = 0.0
+                    if who[g] == 0:
                         for c in range(a_width):
-                            prob[j, b, alias[g, b, c]] += post0[r0, col, b, c]
+                            prob[g, b, alias[g, b, c]] += post0[r0, col, b, c]
                     else:
                         for c in range(a_width):
-                            prob[j, b, alias[g, b, c]] += post1[r1, col, b, c]
+                            prob[g, b, alias[g, b, c]] += post1[r1, col, b, c]
+                    v = 0.0
+                    for a in range(n):
+                        v += prob[g, b, a] * val[s, child[g, a], b]
+                    val[s, g, b] = v
+            if live:
+                for b in range(b_count):
+                    v_post[k1, k0, b] = val[s, root, b]
+            if player < 0:
+                continue
+            key_slot = slot[key0] if player == 0 else slot[key1]
+            for x in range(first, stop):  # the traverser's sums, reach breadth first
+                g = dec_list[x]
+                u = who[g]
+                if u == player:
+                    col = col_of[g] * k2 + pair
+                    for b in range(b_count):
+                        r_opp = reach[opp, g, b]
+                        if r_opp != 0.0:
+                            for c in range(a_width):
+                                q = r_opp * val[s, child[g, alias[g, b, c]], b]
+                                post_q[key_slot, col, b, c] += _fixed(q)
+                        post_r[key_slot, col, b] += _fixed(reach[player, g, b])
                 for a in range(nch[g]):
                     c = child[g, a]
                     for b in range(b_count):
-                        reach[u, c, b] = reach[u, j, b] * prob[j, b, a]
-                        reach[1 - u, c, b] = reach[1 - u, j, b]
-            key_slot = slot[key0] if player == 0 else slot[key1] if player == 1 else 0
-            if not live:  # the own reach only
-                for j in range(stop - base):
-                    g = base + j
-                    if kind[g] == _KIND_DECISION and who[g] == player:
-                        col = col_of[g] * k2 + pair
-                        for b in range(b_count):
-                            post_r[key_slot, col, b] += np.int64(np.rint(reach[player, j, b] * 4294967296.0))
-                continue
-            w = sign * win[d, pair]
-            for j in range(stop - base - 1, -1, -1):  # values, leaves first
-                g = base + j
-                k = kind[g]
-                if k == _KIND_FOLD:
-                    for b in range(b_count):
-                        val[j, b] = sign * amount[g, b]
-                elif k == _KIND_SHOWDOWN:
-                    for b in range(b_count):
-                        val[j, b] = w * amount[g, b]
-                else:
-                    n = nch[g]
-                    for b in range(b_count):
-                        v = 0.0
-                        for a in range(n):
-                            v += prob[j, b, a] * val[child[g, a], b]
-                        val[j, b] = v
-                    if who[g] == player:
-                        col = col_of[g] * k2 + pair
-                        for b in range(b_count):
-                            r_opp = reach[opp, j, b]
-                            if r_opp != 0.0:
-                                for c in range(a_width):
-                                    q = r_opp * val[child[g, alias[g, b, c]], b]
-                                    post_q[key_slot, col, b, c] += np.int64(np.rint(q * 4294967296.0))
-                            post_r[key_slot, col, b] += np.int64(np.rint(reach[player, j, b] * 4294967296.0))
-            for b in range(b_count):
-                v_post[k1, k0, b] = val[0, b]
+                        reach[u, c, b] = reach[u, g, b] * prob[g, b, a]
+                        reach[1 - u, c, b] = reach[1 - u, g, b]
 
 
 @numba.njit(**_JIT)
@@ -205,18 +206,25 @@ def cfr_pass(tree, player, group, at0, at1, win, keys0, keys1, pre0, pre1, draw0
     n_deals, k2 = win.shape
     hh = draw1.shape[3]
     n_items, b_count, a_count = alias.shape
-    widest = 1
-    for li in range(len(line_start) - 1):
-        widest = max(widest, line_start[li + 1] - line_start[li])
     post_a = post_alias.shape[2]
     sign = -1.0 if player == 1 else 1.0
     opp = 1 - player
+    dec_list = np.flatnonzero(post_kind == _KIND_DECISION)  # the decisions after the draw, line after line
+    dec_start = np.searchsorted(dec_list, line_start)  # line l's: dec_list[dec_start[l]:dec_start[l + 1]]
     reach = np.empty((2, n_items, b_count))
     prob = np.zeros((n_items, b_count, a_count))
     val = np.empty((n_items, b_count))
-    n_reach = np.empty((2, widest, b_count))
-    n_prob = np.zeros((widest, b_count, post_a))
-    n_val = np.empty((widest, b_count))
+    n_post = len(post_kind)
+    n_reach = np.empty((2, n_post, b_count))
+    n_prob = np.zeros((n_post, b_count, post_a))
+    n_val = np.zeros((3, n_post, b_count))  # [win + 1]: the leaves' values, then each decision's
+    for g in range(n_post):
+        for s in range(3):
+            for b in range(b_count):
+                if post_kind[g] == _KIND_FOLD:
+                    n_val[s, g, b] = sign * post_amount[g, b]
+                elif post_kind[g] == _KIND_SHOWDOWN:
+                    n_val[s, g, b] = (sign * (s - 1)) * post_amount[g, b]
     v_post = np.empty((hh, hh, b_count))
     v_btn = np.empty((hh, b_count))
     p1 = np.empty((hh, b_count))
@@ -252,9 +260,9 @@ def cfr_pass(tree, player, group, at0, at1, win, keys0, keys1, pre0, pre1, draw0
                     val[i, b] = sign * amount[i, b]
             elif k == _KIND_LINE:
                 li = line_of[i]
-                _post_line(li, d, i, a0, a1, player, sign, reach, draw0, draw1, win, keys0, keys1, post0, post1,
-                           read0, read1, slot, post_q, post_r, line_start, post_kind, post_who, post_col, post_child,
-                           post_nch, post_alias, post_amount, n_reach, n_prob, n_val, v_post)
+                _post_line(li, d, i, a0, a1, player, reach, draw0, draw1, win, keys0, keys1, post0, post1, read0,
+                           read1, slot, post_q, post_r, line_start, post_who, post_col, post_child, post_nch,
+                           post_alias, dec_start, dec_list, n_reach, n_prob, n_val, v_post)
                 for k1 in range(hh):
                     for b in range(b_count):
                         p1[k1, b] = reach[1, i, b] * draw1[a1, li, b, k1]
