@@ -26,12 +26,12 @@ GAMES = ("nl27(ranks=13,suits=4,hand=5,stacks=20,draw=rule,post=value)",
          "nl27(ranks=13,suits=4,hand=2,stacks=20,draw=rule,post=value)")
 
 
-def _rate(call, n: int, repeat: int) -> float:
-    """Deals per second of ``call()`` over ``n`` deals, the best of ``repeat`` runs."""
+def _rate(call, args: tuple, n: int, repeat: int, **kwargs) -> float:
+    """Deals per CPU second of ``call(*args, **kwargs)`` over ``n`` deals, the best of ``repeat`` runs."""
     best = np.inf
     for _ in range(repeat):
         began = time.process_time()
-        call()
+        call(*args, **kwargs)
         best = min(best, time.process_time() - began)
     return n / best
 
@@ -53,14 +53,14 @@ def measure(spec: str, deals: int, per_class: int, reference: bool, repeat: int)
         for label, compiled, d, c in modes:
             kernel.compiled = compiled
             kernel.class_sums(sigma, d[:per_class], player, c[:1], key_sums=key_sums)  # compiles / warms up
-            rate = _rate(lambda: kernel.class_sums(sigma, d, player, c, key_sums=key_sums), len(d), repeat)
+            rate = _rate(kernel.class_sums, (sigma, d, player, c), len(d), repeat, key_sums=key_sums)
             print(f"  class_sums player {player} {label:16s} {rate:10.0f} deals/s")
     for label, compiled in [("compiled", True)] + ([("numpy reference", False)] if reference else []):
         kernel.compiled = compiled
         d = drawn if compiled else drawn[:max(per_class, len(drawn) // 8)]
         kernel.deal_values(sigma, d[:per_class])
-        print(f"  deal_values          {label:16s} {_rate(lambda: kernel.deal_values(sigma, d), len(d), repeat):10.0f}"
-              " deals/s")
+        rate = _rate(kernel.deal_values, (sigma, d), len(d), repeat)
+        print(f"  deal_values          {label:16s} {rate:10.0f} deals/s")
 
 
 def main() -> None:
