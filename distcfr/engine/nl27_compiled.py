@@ -146,6 +146,30 @@ def _post_line(li, d, i, a0, a1, player, pre_reach, draw0, draw1, win, keys0, ke
                 continue
             key0, key1 = keys0[d, pair], keys1[d, pair]
             r0, r1 = read0[key0], read1[key1]
+            if not live:  # the own reach only: the own rows read, no values
+                key_slot = slot[key0] if player == 0 else slot[key1]
+                for x in range(first, stop):
+                    g = dec_list[x]
+                    if who[g] == player:
+                        col = col_of[g] * k2 + pair
+                        for b in range(b_count):
+                            for a in range(a_width):
+                                prob[g, b, a] = 0.0
+                            if player == 0:
+                                for c in range(a_width):
+                                    prob[g, b, alias[g, b, c]] += post0[r0, col, b, c]
+                            else:
+                                for c in range(a_width):
+                                    prob[g, b, alias[g, b, c]] += post1[r1, col, b, c]
+                            post_r[key_slot, col, b] += _fixed(reach[player, g, b])
+                        for a in range(nch[g]):
+                            for b in range(b_count):
+                                reach[player, child[g, a], b] = reach[player, g, b] * prob[g, b, a]
+                    else:
+                        for a in range(nch[g]):
+                            for b in range(b_count):
+                                reach[player, child[g, a], b] = reach[player, g, b]
+                continue
             s = np.int64(win[d, pair]) + 1
             for x in range(stop - 1, first - 1, -1):  # strategies and values, leaves first
                 g = dec_list[x]
