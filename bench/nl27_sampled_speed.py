@@ -1,9 +1,11 @@
 """Deals per second per core of the sampled nl27 kernel's CFR pass (SampledNl27.class_sums and
 deal_values), compiled and, with --reference, the numpy reference pass, on one process.
 
-    python bench/nl27_sampled_speed.py [--deals 4000] [--reference] [--game SPEC ...]
+    python bench/nl27_sampled_speed.py [--deals 4000] [--reference] [--zeros 0.5] [--game SPEC ...]
 
-Each game's tables are uniform (float32, as a solve plays them); the traverser's deals are drawn
+Each game's tables are uniform (float32, as a solve plays them), or with --zeros random rows with that
+share of their entries 0 (regret matching leaves many actions at exactly 0, and the pass skips a
+betting the opponent never reaches); the traverser's deals are drawn
 as a half-iteration draws them (``--per-class`` deals of consecutive hand classes), and its key
 sums are added into int64 tables as the class blocks pass them. The first call of each pass is
 not timed (it loads or compiles the loops). Times are the process's CPU seconds (one thread): a
@@ -36,11 +38,27 @@ def _rate(call, args: tuple, n: int, repeat: int, **kwargs) -> float:
     return n / best
 
 
-def measure(spec: str, deals: int, per_class: int, reference: bool, repeat: int) -> None:
+def tables(kernel: SampledNl27, zeros: float) -> dict[str, np.ndarray]:
+    """Uniform float32 tables, or with ``zeros`` > 0 random rows with that share of entries 0."""
+    if zeros <= 0:
+        return kernel.uniform(np.float32)
+    rng = np.random.default_rng(0)
+    out = {}
+    for t in kernel.strategy_tables:
+        x = rng.random((kernel.table_rows(t), *t.shape), dtype=np.float32)
+        x[rng.random(x.shape, dtype=np.float32) < zeros] = 0
+        x[..., 0] += x.sum(-1) == 0
+        out[t.name] = x / x.sum(-1, keepdims=True)
+    return out
+
+
+def measure(spec: str, deals: int, per_class: int, reference: bool, repeat: int, zeros: float) -> None:
     kernel = SampledNl27(load_game(spec))
-    sigma = kernel.uniform(np.float32)
-    counts = np.full(max(1, deals // per_class), per_class)
-    print(spec)
+    sigma = tables(kernel, zeros)
+    groups = min(kernel.n_classes, max(1, deals // per_class))  # a small deck has few classes
+    counts = np.full(groups, max(per_class, deals // groups))
+    per_class = int(counts[0])
+    print(spec, f"({'uniform' if zeros <= 0 else f'{zeros:.0%} zeros'} tables)")
     for player in (0, 1):
         drawn = kernel.sample_class_deals(7, (1, player, 0), player, 0, counts)
         post = kernel.strategy_table(("btn_post", "bb_post")[player])
@@ -70,9 +88,10 @@ def main() -> None:
     parser.add_argument("--per-class", type=int, default=8, help="deals per hand class of the traverser")
     parser.add_argument("--repeat", type=int, default=2, help="timed calls per figure (the best is printed)")
     parser.add_argument("--reference", action="store_true", help="time the numpy reference pass too")
+    parser.add_argument("--zeros", type=float, default=0.0, help="share of random table entries at 0 (0: uniform)")
     args = parser.parse_args()
     for spec in args.game or GAMES:
-        measure(spec, args.deals, args.per_class, args.reference, args.repeat)
+        measure(spec, args.deals, args.per_class, args.reference, args.repeat, args.zeros)
 
 
 if __name__ == "__main__":

@@ -114,10 +114,25 @@ def _fixed(x):
     return np.int64(np.rint(y))
 
 
+@numba.njit(inline="always")
+def _fold(post0, post1, r0, r1, u, col, g, alias, prob):
+    """prob[g] (B, A): player u's strategy at column ``col`` of its row (r0 of ``post0`` or r1 of
+    ``post1``), each column's probability added onto the action it plays, in np.add.at's order."""
+    for b in range(alias.shape[1]):
+        for a in range(alias.shape[2]):
+            prob[g, b, a] = 0.0
+        if u == 0:
+            for c in range(alias.shape[2]):
+                prob[g, b, alias[g, b, c]] += post0[r0, col, b, c]
+        else:
+            for c in range(alias.shape[2]):
+                prob[g, b, alias[g, b, c]] += post1[r1, col, b, c]
+
+
 @numba.njit(**_JIT)
 def _post_line(li, d, i, a0, a1, player, pre_reach, draw0, draw1, win, keys0, keys1, post0, post1, read0, read1,
-               slot, post_q, post_r, line_start, who, col_of, child, nch, alias, dec_start, dec_list, reach, prob, val,
-               v_post):
+               slot, post_q, post_r, line_start, kind, who, col_of, child, nch, alias, dec_start, dec_list, reach, prob,
+               val, dead, v_post):
     """Line ``li``'s betting after the draw on deal ``d`` (line item ``i`` before the draw, whose reach
     is ``pre_reach[:, i]``) for every pair of draw counts: writes the traverser's (the button's without
     one) value at its root to ``v_post`` (H+1, H+1, B) [k1, k0]; adds the traverser's post-draw sums.
@@ -152,15 +167,8 @@ def _post_line(li, d, i, a0, a1, player, pre_reach, draw0, draw1, win, keys0, ke
                     g = dec_list[x]
                     if who[g] == player:
                         col = col_of[g] * k2 + pair
+                        _fold(post0, post1, r0, r1, player, col, g, alias, prob)
                         for b in range(b_count):
-                            for a in range(a_width):
-                                prob[g, b, a] = 0.0
-                            if player == 0:
-                                for c in range(a_width):
-                                    prob[g, b, alias[g, b, c]] += post0[r0, col, b, c]
-                            else:
-                                for c in range(a_width):
-                                    prob[g, b, alias[g, b, c]] += post1[r1, col, b, c]
                             post_r[key_slot, col, b] += _fixed(reach[player, g, b])
                         for a in range(nch[g]):
                             for b in range(b_count):
@@ -171,34 +179,56 @@ def _post_line(li, d, i, a0, a1, player, pre_reach, draw0, draw1, win, keys0, ke
                                 reach[player, child[g, a], b] = reach[player, g, b]
                 continue
             s = np.int64(win[d, pair]) + 1
-            for x in range(stop - 1, first - 1, -1):  # strategies and values, leaves first
-                g = dec_list[x]
-                col = col_of[g] * k2 + pair
-                n = nch[g]
-                for b in range(b_count):  # the row, each column's probability on the action it plays
-                    for a in range(a_width):
-                        prob[g, b, a] = 0.0
-                    if who[g] == 0:
-                        for c in range(a_width):
-                            prob[g, b, alias[g, b, c]] += post0[r0, col, b, c]
-                    else:
-                        for c in range(a_width):
-                            prob[g, b, alias[g, b, c]] += post1[r1, col, b, c]
-                    v = 0.0
-                    for a in range(n):
-                        v += prob[g, b, a] * val[s, child[g, a], b]
-                    val[s, g, b] = v
-            if live:
+            if player < 0:  # the values, leaves first, strategies read on the way
+                for x in range(stop - 1, first - 1, -1):
+                    g = dec_list[x]
+                    _fold(post0, post1, r0, r1, who[g], col_of[g] * k2 + pair, g, alias, prob)
+                    for b in range(b_count):
+                        v = 0.0
+                        for a in range(nch[g]):
+                            v += prob[g, b, a] * val[s, child[g, a], b]
+                        val[s, g, b] = v
                 for b in range(b_count):
                     v_post[k1, k0, b] = val[s, root, b]
-            if player < 0:
                 continue
-            key_slot = slot[key0] if player == 0 else slot[key1]
-            for x in range(first, stop):  # the traverser's sums, reach breadth first
+            dead[root] = False
+            for x in range(first, stop):  # reach, breadth first; dead: the opponent never reaches it
                 g = dec_list[x]
                 u = who[g]
-                if u == player:
-                    col = col_of[g] * k2 + pair
+                if dead[g] and u != player:  # the own reach passes through, the opponent's row unread
+                    for a in range(nch[g]):
+                        c = child[g, a]
+                        if kind[c] == _KIND_DECISION:
+                            dead[c] = True
+                            for b in range(b_count):
+                                reach[player, c, b] = reach[player, g, b]
+                                reach[opp, c, b] = 0.0
+                    continue
+                _fold(post0, post1, r0, r1, u, col_of[g] * k2 + pair, g, alias, prob)
+                for a in range(nch[g]):
+                    c = child[g, a]
+                    if kind[c] != _KIND_DECISION:
+                        continue
+                    alive = False
+                    for b in range(b_count):
+                        reach[u, c, b] = reach[u, g, b] * prob[g, b, a]
+                        reach[1 - u, c, b] = reach[1 - u, g, b]
+                        alive |= reach[opp, c, b] != 0.0
+                    dead[c] = not alive
+            key_slot = slot[key0] if player == 0 else slot[key1]
+            for x in range(stop - 1, first - 1, -1):  # values and the traverser's sums, leaves first
+                g = dec_list[x]
+                col = col_of[g] * k2 + pair
+                if dead[g]:  # worth nothing: every path to it weighs 0
+                    for b in range(b_count):
+                        val[s, g, b] = 0.0
+                else:
+                    for b in range(b_count):
+                        v = 0.0
+                        for a in range(nch[g]):
+                            v += prob[g, b, a] * val[s, child[g, a], b]
+                        val[s, g, b] = v
+                if who[g] == player:
                     for b in range(b_count):
                         r_opp = reach[opp, g, b]
                         if r_opp != 0.0:
@@ -206,11 +236,8 @@ def _post_line(li, d, i, a0, a1, player, pre_reach, draw0, draw1, win, keys0, ke
                                 q = r_opp * val[s, child[g, alias[g, b, c]], b]
                                 post_q[key_slot, col, b, c] += _fixed(q)
                         post_r[key_slot, col, b] += _fixed(reach[player, g, b])
-                for a in range(nch[g]):
-                    c = child[g, a]
-                    for b in range(b_count):
-                        reach[u, c, b] = reach[u, g, b] * prob[g, b, a]
-                        reach[1 - u, c, b] = reach[1 - u, g, b]
+            for b in range(b_count):
+                v_post[k1, k0, b] = val[s, root, b]
 
 
 @numba.njit(**_JIT)
@@ -242,6 +269,7 @@ def cfr_pass(tree, player, group, at0, at1, win, keys0, keys1, pre0, pre1, draw0
     n_reach = np.empty((2, n_post, b_count))
     n_prob = np.zeros((n_post, b_count, post_a))
     n_val = np.zeros((3, n_post, b_count))  # [win + 1]: the leaves' values, then each decision's
+    n_dead = np.zeros(n_post, np.bool_)
     for g in range(n_post):
         for s in range(3):
             for b in range(b_count):
@@ -285,8 +313,8 @@ def cfr_pass(tree, player, group, at0, at1, win, keys0, keys1, pre0, pre1, draw0
             elif k == _KIND_LINE:
                 li = line_of[i]
                 _post_line(li, d, i, a0, a1, player, reach, draw0, draw1, win, keys0, keys1, post0, post1, read0,
-                           read1, slot, post_q, post_r, line_start, post_who, post_col, post_child, post_nch,
-                           post_alias, dec_start, dec_list, n_reach, n_prob, n_val, v_post)
+                           read1, slot, post_q, post_r, line_start, post_kind, post_who, post_col, post_child,
+                           post_nch, post_alias, dec_start, dec_list, n_reach, n_prob, n_val, n_dead, v_post)
                 for k1 in range(hh):
                     for b in range(b_count):
                         p1[k1, b] = reach[1, i, b] * draw1[a1, li, b, k1]
