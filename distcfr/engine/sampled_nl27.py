@@ -32,6 +32,7 @@ import dataclasses
 import numpy as np
 
 from distcfr.cards import CARD_KEYS, rank_of_keys
+from distcfr.engine import nl27_compiled
 from distcfr.engine.lowball_deals import LowballDeals
 from distcfr.engine.row_table import rows_of
 from distcfr.engine.sampled_kernel import KEY_SUM_UNIT, ClassTotals, StrategyTable
@@ -39,7 +40,8 @@ from distcfr.errors import BadParameter
 from distcfr.games.nl27_abstraction import n_post_keys, post_keys, rule_masks
 from distcfr.games.tree import TERMINAL
 
-DEAL_CHUNK = 2048  # deals evaluated together: bounds the post-draw arrays (deals x 36 counts x stacks)
+DEAL_CHUNK = 2048  # deals evaluated together: bounds the rows gathered and the post-draw arrays (deals x 36 counts)
+_NAMES = (("btn_pre", "btn_draw", "btn_post"), ("bb_pre", "bb_draw", "bb_post"))
 
 
 @dataclasses.dataclass
@@ -74,6 +76,7 @@ class SampledNl27(LowballDeals):
 
     cycle = True  # a class's training deals meet the other hands in a cycle
     has_bracket = False  # a best response to post-draw keys shared by every class is not class by class
+    compiled = True  # the compiled pass (nl27_compiled); False: the numpy reference pass, for tests
 
     def __init__(self, game):
         p = game.params
@@ -87,6 +90,7 @@ class SampledNl27(LowballDeals):
         self.post = p.post
         self.n_keys = n_post_keys(p.post, self.deck, p.hand)
         self._compile(game)
+        self._flat = nl27_compiled.flatten(self)
 
     # ---- the public tree -------------------------------------------------------------------------
     def _compile(self, game) -> None:
@@ -229,9 +233,11 @@ class SampledNl27(LowballDeals):
     def deal_values(self, sigma: dict, deals: np.ndarray) -> np.ndarray:
         """(D, B) float64 button payoff of each deal when both players follow ``sigma``."""
         deals = np.asarray(deals)
+        if not self.compiled:
+            return self._deal_values_reference(sigma, deals)
         out = np.zeros((len(deals), len(self.stacks)))
         for lo in range(0, len(deals), DEAL_CHUNK):
-            out[lo:lo + DEAL_CHUNK] = self._pass(sigma, deals[lo:lo + DEAL_CHUNK], None)["value"]
+            self._compiled_pass(sigma, self._hands(deals[lo:lo + DEAL_CHUNK]), -1, values=out[lo:lo + DEAL_CHUNK])
         return out
 
     def class_sums(self, sigma: dict, deals: np.ndarray, player: int, counts: np.ndarray,
@@ -239,10 +245,94 @@ class SampledNl27(LowballDeals):
                    key_sums: dict | None = None) -> dict[str, ClassTotals]:
         """Batch sums of ``player``'s counterfactual action values and own reach: per hand class for
         its class tables (deals grouped by the player's class, ``counts[i]`` of the i-th class present,
-        in class order; the same sums whatever else shares the call), and per post-draw key for its
-        post table (int64 in 2^-32 units: add them in any order), added to ``key_sums[table]`` = (q, reach)
-        when given, else returned as the rows any deal reached. ``first``, ``other`` and ``scratch``
-        are taken for the contract and not needed here (classes are looked up)."""
+        in class order; each class's deals summed in order in float64, so the same sums whatever else
+        shares the call), and per post-draw key for its post table (int64 in 2^-32 units, each deal's
+        rounded: add them in any order), added to ``key_sums[table]`` = (q, reach) when given, else
+        returned as the rows any deal reached. ``first``, ``other`` and ``scratch`` are taken for the
+        contract and not needed here (classes are looked up)."""
+        deals = np.asarray(deals)
+        counts = np.asarray(counts)
+        if not self.compiled:
+            return self._class_sums_reference(sigma, deals, player, counts, key_sums=key_sums)
+        present = counts[counts > 0]
+        group = np.repeat(np.arange(len(present)), present)  # (D,) each deal's place among the classes
+        pre, draw, post = (self.strategy_table(name) for name in _NAMES[player])
+        sums = {t.name: (np.zeros((len(present), *t.shape)), np.zeros((len(present), *t.shape[:-1])))
+                for t in (pre, draw)}
+        pieces = [slice(lo, lo + DEAL_CHUNK) for lo in range(0, len(deals), DEAL_CHUNK)]
+        hands = None
+        if key_sums is not None:
+            post_q, post_r = key_sums[post.name]
+            slot = np.arange(self.n_keys)
+        else:  # rows only for the keys these deals reach
+            hands = [self._hands(deals[cut]) for cut in pieces]
+            reached = np.unique(np.concatenate([h[2][player].ravel() for h in hands] or [np.zeros(0, np.int64)]))
+            slot = np.zeros(self.n_keys, np.int64)
+            slot[reached] = np.arange(len(reached))
+            post_q = np.zeros((len(reached), *post.shape), dtype=np.int64)
+            post_r = np.zeros((len(reached), *post.shape[:-1]), dtype=np.int64)
+        mine = np.zeros(len(deals), np.int64)  # (D,) the player's class of each deal
+        for i, cut in enumerate(pieces):
+            got = hands[i] if hands is not None else self._hands(deals[cut])
+            mine[cut] = got[0][player]
+            self._compiled_pass(sigma, got, player, group[cut], sums=sums, post_sums=(post_q, post_r, slot))
+        rows = mine[np.cumsum(present) - present]  # (G,) the classes, in order
+        result = {name: ClassTotals(rows, q.astype(np.float32), r.astype(np.float32)) for name, (q, r) in sums.items()}
+        if key_sums is None:
+            touched = np.flatnonzero(post_r.reshape(len(post_r), -1).any(1) | post_q.reshape(len(post_q), -1).any(1))
+            result[post.name] = ClassTotals(reached[touched], post_q[touched], post_r[touched])
+        return result
+
+    def _compiled_pass(self, sigma: dict, hands: tuple, player: int, group=None, values=None, sums=None,
+                       post_sums=None) -> None:
+        """:func:`nl27_compiled.cfr_pass` over a chunk of deals (``hands``: :meth:`_hands` of them): the
+        rows of the classes they hold gathered once (np.unique), the post tables read in place."""
+        (c0, c1), w, (g0, g1) = hands
+        (u0, at0), (u1, at1) = (np.unique(c, return_inverse=True) for c in (c0, c1))
+        f64 = np.float64
+        pre0 = np.ascontiguousarray(rows_of(sigma["btn_pre"], u0), dtype=f64)  # (U0, N0, B, A)
+        draw0 = np.ascontiguousarray(rows_of(sigma["btn_draw"], u0), dtype=f64)  # (U0, L, H+1, B, H+1)
+        pre1 = np.ascontiguousarray(rows_of(sigma["bb_pre"], u1), dtype=f64)  # (U1, N1, B, A)
+        draw1 = np.ascontiguousarray(rows_of(sigma["bb_draw"], u1), dtype=f64)  # (U1, L, B, H+1)
+        post0, read0 = self._key_rows(sigma["btn_post"], g0)
+        post1, read1 = self._key_rows(sigma["bb_post"], g1)
+        none2, none3, none4, none5 = (np.zeros((1,) * n) for n in (2, 3, 4, 5))
+        values = none2 if values is None else values
+        q_pre = r_pre = q_draw0 = r_draw0 = q_draw1 = r_draw1 = None
+        if player >= 0:
+            (q_pre, r_pre), (q_draw, r_draw) = (sums[name] for name in _NAMES[player][:2])
+            q_draw0, r_draw0, q_draw1, r_draw1 = (q_draw, r_draw, none4, none3) if player == 0 else \
+                (none5, none4, q_draw, r_draw)
+            post_q, post_r, slot = post_sums
+        else:
+            group = np.zeros(len(w), np.int64)
+            q_pre, r_pre, q_draw0, r_draw0, q_draw1, r_draw1 = none4, none3, none5, none4, none4, none3
+            post_q, post_r, slot = np.zeros((1,) * 4, np.int64), np.zeros((1,) * 3, np.int64), read0
+        nl27_compiled.cfr_pass(self._flat.arrays(), player, np.ascontiguousarray(group, dtype=np.int64),
+                               at0.astype(np.int64), at1.astype(np.int64), w, g0, g1, pre0, pre1, draw0, draw1,
+                               post0, post1, read0, read1, slot, values, q_pre, r_pre, q_draw0, r_draw0, q_draw1,
+                               r_draw1, post_q, post_r)
+
+    def _key_rows(self, table, keys: np.ndarray) -> tuple:
+        """(rows, read): a post table as the compiled pass reads it, key k's row being rows[read[k]]: an
+        array in place, else the keys ``keys`` reach gathered."""
+        if isinstance(table, np.ndarray):
+            return table, np.arange(self.n_keys)
+        reached = np.unique(keys)
+        read = np.zeros(self.n_keys, np.int64)
+        read[reached] = np.arange(len(reached))
+        return np.ascontiguousarray(table[reached]), read
+
+    def _deal_values_reference(self, sigma: dict, deals: np.ndarray) -> np.ndarray:
+        """:meth:`deal_values` by the numpy reference pass."""
+        out = np.zeros((len(deals), len(self.stacks)))
+        for lo in range(0, len(deals), DEAL_CHUNK):
+            out[lo:lo + DEAL_CHUNK] = self._pass_reference(sigma, deals[lo:lo + DEAL_CHUNK], None)["value"]
+        return out
+
+    def _class_sums_reference(self, sigma: dict, deals: np.ndarray, player: int, counts: np.ndarray,
+                              key_sums: dict | None = None) -> dict[str, ClassTotals]:
+        """:meth:`class_sums` by the numpy reference pass (a class cut in pieces of DEAL_CHUNK deals)."""
         deals = np.asarray(deals)
         counts = np.asarray(counts)
         present = counts[counts > 0]
@@ -258,7 +348,7 @@ class SampledNl27(LowballDeals):
             post_r = np.zeros((self.n_keys, *post.shape[:-1]), dtype=np.int64)
         rows = []
         for lo, hi, starts in _chunks(ends):  # whole classes, or one class in pieces of DEAL_CHUNK
-            got = self._pass(sigma, deals[lo:hi], player, post_q, post_r)
+            got = self._pass_reference(sigma, deals[lo:hi], player, post_q, post_r)
             for name in out_q:
                 out_q[name].append(np.add.reduceat(got[name][0], starts, axis=0))
                 out_r[name].append(np.add.reduceat(got[name][1], starts, axis=0))
@@ -282,8 +372,8 @@ class SampledNl27(LowballDeals):
 
     # ---- one pass over a chunk of deals -------------------------------------------------------------
     def _hands(self, deals: np.ndarray):
-        """Per deal: classes (c0, c1), showdown signs W (D, K2) (+1: the button's final hand is lower)
-        and post-draw keys g0, g1 (D, K2), K2 indexed by k1 (H+1) + k0."""
+        """Per deal: classes (c0, c1), showdown signs W (D, K2) float64 (+1: the button's final hand is
+        lower) and post-draw keys g0, g1 (D, K2) int64, K2 indexed by k1 (H+1) + k0."""
         h = self.hand
         c0 = self.classes.classify(deals[:, :h])[0]
         c1 = self.classes.classify(deals[:, h:2 * h])[0]
@@ -300,11 +390,11 @@ class SampledNl27(LowballDeals):
         drawn0 = prefix[:, k[:, None] + k[None, :]] - prefix[:, k][:, :, None]  # (D, k1, k0) the next k0
         r0 = rank_of_keys(kept[0][:, None, :] + drawn0)  # (D, k1, k0)
         w = np.sign(r1[:, :, None] - r0).reshape(len(deals), -1).astype(np.float64)
-        g1 = np.repeat(post_keys(r1, self.post, self.deck, h), h + 1, axis=1)
-        g0 = post_keys(r0, self.post, self.deck, h).reshape(len(deals), -1)
+        g1 = np.repeat(post_keys(r1, self.post, self.deck, h), h + 1, axis=1).astype(np.int64, copy=False)
+        g0 = np.ascontiguousarray(post_keys(r0, self.post, self.deck, h).reshape(len(deals), -1), dtype=np.int64)
         return (c0, c1), w, (g0, g1)
 
-    def _pass(self, sigma: dict, deals: np.ndarray, player: int | None, post_q=None, post_r=None) -> dict:
+    def _pass_reference(self, sigma: dict, deals: np.ndarray, player: int | None, post_q=None, post_r=None) -> dict:
         """CFR values of a chunk of deals: with ``player`` None the button's payoff per deal
         ({"value": (D, B)}); else that player's counterfactual action values and own reach per deal for its
         class tables ({table: (q, reach)}) and, added to ``post_q``/``post_r``, for its post table."""

@@ -1,0 +1,356 @@
+"""Compiled (numba) CFR pass of the sampled nl27 kernel (:mod:`distcfr.engine.sampled_nl27`), one deal
+at a time: the betting before the draw, both draws per line, and the betting after the draw for
+every pair of draw counts, over the public tree flattened into int / float arrays (:class:`FlatTree`).
+
+Per deal it gives the button's value, or the traverser's counterfactual action values and own reach:
+added in float64 to its class's rows of the class tables (deals in order, so a class's sums depend
+only on its own deals), and, rounded per deal to int64 units of ``KEY_SUM_UNIT``, to its post-draw
+keys' rows (integer sums: their order changes no bit). A table column that copies an action (its
+``alias``) plays that action: its probability is folded onto it, and its value is that action's.
+A post-draw betting whose opponent's reach is 0 at every stack adds nothing but the own reach and
+is worth nothing upstream (every path to it is weighted by that 0): its values are skipped.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numba
+import numpy as np
+
+from distcfr.engine.sampled_kernel import KEY_SUM_UNIT
+
+_JIT = {"cache": True, "nogil": True}
+_KIND_DECISION, _KIND_FOLD, _KIND_LINE, _KIND_SHOWDOWN = 0, 1, 2, 3
+
+
+@dataclasses.dataclass(frozen=True)
+class FlatTree:
+    """The public tree as arrays. Before the draw, items in breadth-first order (item 0 the root):
+    ``pre_kind`` (decision / fold / line), ``pre_player``, ``pre_index`` (a decision's place on its
+    player's node axis), ``pre_child`` (n, A) child items, ``pre_nch`` children, ``pre_alias``
+    (n, B, A) the action each column plays, ``pre_amount`` (n, B) a fold's button payoff, ``pre_line``
+    a line's index. After the draw, line l's template is nodes [line_start[l], line_start[l + 1])
+    breadth first, its root first: ``post_kind`` (decision / fold / showdown), ``post_player``,
+    ``post_col`` (a decision's place / K2 on its player's post axis), ``post_child`` (node ids),
+    ``post_nch``, ``post_alias``, ``post_amount`` (a fold's button payoff, a showdown's pot share)."""
+
+    pre_kind: np.ndarray
+    pre_player: np.ndarray
+    pre_index: np.ndarray
+    pre_child: np.ndarray
+    pre_nch: np.ndarray
+    pre_alias: np.ndarray
+    pre_amount: np.ndarray
+    pre_line: np.ndarray
+    line_start: np.ndarray
+    post_kind: np.ndarray
+    post_player: np.ndarray
+    post_col: np.ndarray
+    post_child: np.ndarray
+    post_nch: np.ndarray
+    post_alias: np.ndarray
+    post_amount: np.ndarray
+
+    def arrays(self) -> tuple:
+        return tuple(getattr(self, f.name) for f in dataclasses.fields(self))
+
+
+def flatten(kernel) -> FlatTree:
+    """The :class:`FlatTree` of a :class:`~distcfr.engine.sampled_nl27.SampledNl27`'s public tree."""
+    b = len(kernel.stacks)
+    items = {n: i for i, (_, n) in enumerate(kernel.pre_order)}
+    n, a = len(kernel.pre_order), kernel.pre_width
+    decisions = {dec.node: dec for dec in kernel.pre_decisions}
+    pre = {"kind": np.zeros(n, np.int64), "player": np.zeros(n, np.int64), "index": np.zeros(n, np.int64),
+           "child": np.zeros((n, a), np.int64), "nch": np.zeros(n, np.int64), "alias": np.zeros((n, b, a), np.int64),
+           "amount": np.zeros((n, b)), "line": np.zeros(n, np.int64)}
+    for i, (kind, node) in enumerate(kernel.pre_order):
+        if kind == "decision":
+            dec = decisions[node]
+            pre["player"][i], pre["index"][i], pre["alias"][i] = dec.player, dec.index, dec.alias
+            pre["nch"][i] = len(dec.children)
+            pre["child"][i, :len(dec.children)] = [items[c] for c in dec.children]
+        elif kind == "fold":
+            pre["kind"][i], pre["amount"][i] = _KIND_FOLD, kernel.pre_amount[node]
+        else:
+            pre["kind"][i], pre["line"][i] = _KIND_LINE, kernel.line_of[node]
+    if items[0] != 0:
+        raise ValueError("the tree's root must come first")
+    sizes = [len(t.kind) for t in kernel.templates]
+    m, w = sum(sizes), kernel.post_width
+    post = {"kind": np.zeros(m, np.int64), "player": np.zeros(m, np.int64), "col": np.zeros(m, np.int64),
+            "child": np.zeros((m, w), np.int64), "nch": np.zeros(m, np.int64), "alias": np.zeros((m, b, w), np.int64),
+            "amount": np.zeros((m, b))}
+    at = 0
+    for t in kernel.templates:
+        for j, kind in enumerate(t.kind):
+            g = at + j
+            post["nch"][g] = len(t.children[j])
+            post["child"][g, :len(t.children[j])] = [at + c for c in t.children[j]]
+            if kind == "decision":
+                dec = t.decisions[j]
+                post["player"][g], post["alias"][g] = dec.player, dec.alias
+                post["col"][g] = t.base[dec.player] + dec.index
+            else:
+                post["kind"][g] = _KIND_FOLD if kind == "fold" else _KIND_SHOWDOWN
+                post["amount"][g] = t.amount[j]
+        at += len(t.kind)
+    return FlatTree(*(pre[k] for k in ("kind", "player", "index", "child", "nch", "alias", "amount", "line")),
+                    np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64),
+                    *(post[k] for k in ("kind", "player", "col", "child", "nch", "alias", "amount")))
+
+
+_UNIT = 1.0 / KEY_SUM_UNIT  # 2^32: key sums count units of 2^-32 BB
+_ROUNDER = 6755399441055744.0  # 1.5 2^52: x + it - it is x rounded half to even, for |x| < 2^51
+
+
+@numba.njit(inline="always")
+def _fixed(x):
+    """x in units of 2^-32, rounded half to even to int64 (np.rint's result; a libm call costs more)."""
+    y = x * _UNIT
+    if abs(y) < 2.0**51:
+        return np.int64((y + _ROUNDER) - _ROUNDER)
+    return np.int64(np.rint(y))
+
+
+@numba.njit(inline="always")
+def _fold(post0, post1, r0, r1, u, col, g, alias, prob):
+    """prob[g] (B, A): player u's strategy at column ``col`` of its row (r0 of ``post0`` or r1 of
+    ``post1``), each column's probability added onto the action it plays, in np.add.at's order."""
+    for b in range(alias.shape[1]):
+        for a in range(alias.shape[2]):
+            prob[g, b, a] = 0.0
+        if u == 0:
+            for c in range(alias.shape[2]):
+                prob[g, b, alias[g, b, c]] += post0[r0, col, b, c]
+        else:
+            for c in range(alias.shape[2]):
+                prob[g, b, alias[g, b, c]] += post1[r1, col, b, c]
+
+
+@numba.njit(**_JIT)
+def _post_line(li, d, i, a0, a1, player, pre_reach, draw0, draw1, win, keys0, keys1, post0, post1, read0, read1,
+               slot, post_q, post_r, line_start, kind, who, col_of, child, nch, alias, dec_start, dec_list, reach, prob,
+               val, dead, v_post):
+    """Line ``li``'s betting after the draw on deal ``d`` (line item ``i`` before the draw, whose reach
+    is ``pre_reach[:, i]``) for every pair of draw counts: writes the traverser's (the button's without
+    one) value at its root to ``v_post`` (H+1, H+1, B) [k1, k0]; adds the traverser's post-draw sums.
+    A pair's players play rows read_u[keys_u[d, pair]] of ``post_u``; ``win[d, pair]`` + 1 is the
+    showdown sign's plane of ``val`` (3, nodes, B), whose leaves hold their values. Only the
+    decisions are walked (``dec_list[dec_start[li]:dec_start[li + 1]]``, breadth first)."""
+    root = line_start[li]
+    hh, b_count, a_width = v_post.shape[0], v_post.shape[2], alias.shape[2]
+    k2 = hh * hh
+    opp = 1 - player
+    first, stop = dec_start[li], dec_start[li + 1]
+    for k1 in range(hh):
+        for k0 in range(hh):
+            pair = k1 * hh + k0
+            live, own_live = False, False
+            for b in range(b_count):
+                reach[0, root, b] = pre_reach[0, i, b] * draw0[a0, li, k1, b, k0]
+                reach[1, root, b] = pre_reach[1, i, b] * draw1[a1, li, b, k1]
+                v_post[k1, k0, b] = 0.0
+                if player < 0:
+                    live |= reach[0, root, b] != 0.0 and reach[1, root, b] != 0.0
+                else:
+                    live |= reach[opp, root, b] != 0.0
+                    own_live |= reach[player, root, b] != 0.0
+            if not live and not own_live:  # worth nothing upstream, adds nothing
+                continue
+            key0, key1 = keys0[d, pair], keys1[d, pair]
+            r0, r1 = read0[key0], read1[key1]
+            if not live:  # the own reach only: the own rows read, no values
+                key_slot = slot[key0] if player == 0 else slot[key1]
+                for x in range(first, stop):
+                    g = dec_list[x]
+                    if who[g] == player:
+                        col = col_of[g] * k2 + pair
+                        _fold(post0, post1, r0, r1, player, col, g, alias, prob)
+                        for b in range(b_count):
+                            post_r[key_slot, col, b] += _fixed(reach[player, g, b])
+                        for a in range(nch[g]):
+                            for b in range(b_count):
+                                reach[player, child[g, a], b] = reach[player, g, b] * prob[g, b, a]
+                    else:
+                        for a in range(nch[g]):
+                            for b in range(b_count):
+                                reach[player, child[g, a], b] = reach[player, g, b]
+                continue
+            s = np.int64(win[d, pair]) + 1
+            if player < 0:  # the values, leaves first, strategies read on the way
+                for x in range(stop - 1, first - 1, -1):
+                    g = dec_list[x]
+                    _fold(post0, post1, r0, r1, who[g], col_of[g] * k2 + pair, g, alias, prob)
+                    for b in range(b_count):
+                        v = 0.0
+                        for a in range(nch[g]):
+                            v += prob[g, b, a] * val[s, child[g, a], b]
+                        val[s, g, b] = v
+                for b in range(b_count):
+                    v_post[k1, k0, b] = val[s, root, b]
+                continue
+            dead[root] = False
+            for x in range(first, stop):  # reach, breadth first; dead: the opponent never reaches it
+                g = dec_list[x]
+                u = who[g]
+                if dead[g] and u != player:  # the own reach passes through, the opponent's row unread
+                    for a in range(nch[g]):
+                        c = child[g, a]
+                        if kind[c] == _KIND_DECISION:
+                            dead[c] = True
+                            for b in range(b_count):
+                                reach[player, c, b] = reach[player, g, b]
+                                reach[opp, c, b] = 0.0
+                    continue
+                _fold(post0, post1, r0, r1, u, col_of[g] * k2 + pair, g, alias, prob)
+                for a in range(nch[g]):
+                    c = child[g, a]
+                    if kind[c] != _KIND_DECISION:
+                        continue
+                    alive = False
+                    for b in range(b_count):
+                        reach[u, c, b] = reach[u, g, b] * prob[g, b, a]
+                        reach[1 - u, c, b] = reach[1 - u, g, b]
+                        alive |= reach[opp, c, b] != 0.0
+                    dead[c] = not alive
+            key_slot = slot[key0] if player == 0 else slot[key1]
+            for x in range(stop - 1, first - 1, -1):  # values and the traverser's sums, leaves first
+                g = dec_list[x]
+                col = col_of[g] * k2 + pair
+                if dead[g]:  # worth nothing: every path to it weighs 0
+                    for b in range(b_count):
+                        val[s, g, b] = 0.0
+                else:
+                    for b in range(b_count):
+                        v = 0.0
+                        for a in range(nch[g]):
+                            v += prob[g, b, a] * val[s, child[g, a], b]
+                        val[s, g, b] = v
+                if who[g] == player:
+                    for b in range(b_count):
+                        r_opp = reach[opp, g, b]
+                        if r_opp != 0.0:
+                            for c in range(a_width):
+                                q = r_opp * val[s, child[g, alias[g, b, c]], b]
+                                post_q[key_slot, col, b, c] += _fixed(q)
+                        post_r[key_slot, col, b] += _fixed(reach[player, g, b])
+            for b in range(b_count):
+                v_post[k1, k0, b] = val[s, root, b]
+
+
+@numba.njit(**_JIT)
+def cfr_pass(tree, player, group, at0, at1, win, keys0, keys1, pre0, pre1, draw0, draw1, post0, post1,
+             read0, read1, slot, values, q_pre, r_pre, q_draw0, r_draw0, q_draw1, r_draw1, post_q, post_r):
+    """One CFR pass over deals d: the button plays class row at0[d] of ``pre0`` (U0, N0, B, A) and
+    ``draw0`` (U0, L, H+1, B, H+1), the big blind row at1[d] of ``pre1`` (U1, N1, B, A) and ``draw1``
+    (U1, L, B, H+1); after the draw counts pair (k1 (H+1) + k0) they play rows read_u[keys_u[d, pair]]
+    of ``post_u`` (.., P_u, B, A); ``win`` (D, K2) the showdown signs. With ``player`` -1 writes the
+    button's value to ``values`` (D, B); else adds that player's counterfactual action values and own
+    reach: to row group[d] of ``q_pre`` (G, N, B, A) / ``r_pre`` (G, N, B) and of its draw table's
+    (``q_draw0`` (G, L, H+1, B, H+1) / ``r_draw0`` (G, L, H+1, B), or ``q_draw1`` (G, L, B, H+1) /
+    ``r_draw1`` (G, L, B)), in float64; to row slot[key] of ``post_q`` / ``post_r`` in int64 units
+    of 2^-32 (each deal's rounded)."""
+    (kind, who, index, child, nch, alias, amount, line_of, line_start, post_kind, post_who, post_col, post_child,
+     post_nch, post_alias, post_amount) = tree
+    n_deals, k2 = win.shape
+    hh = draw1.shape[3]
+    n_items, b_count, a_count = alias.shape
+    post_a = post_alias.shape[2]
+    sign = -1.0 if player == 1 else 1.0
+    opp = 1 - player
+    dec_list = np.flatnonzero(post_kind == _KIND_DECISION)  # the decisions after the draw, line after line
+    dec_start = np.searchsorted(dec_list, line_start)  # line l's: dec_list[dec_start[l]:dec_start[l + 1]]
+    reach = np.empty((2, n_items, b_count))
+    prob = np.zeros((n_items, b_count, a_count))
+    val = np.empty((n_items, b_count))
+    n_post = len(post_kind)
+    n_reach = np.empty((2, n_post, b_count))
+    n_prob = np.zeros((n_post, b_count, post_a))
+    n_val = np.zeros((3, n_post, b_count))  # [win + 1]: the leaves' values, then each decision's
+    n_dead = np.zeros(n_post, np.bool_)
+    for g in range(n_post):
+        for s in range(3):
+            for b in range(b_count):
+                if post_kind[g] == _KIND_FOLD:
+                    n_val[s, g, b] = sign * post_amount[g, b]
+                elif post_kind[g] == _KIND_SHOWDOWN:
+                    n_val[s, g, b] = (sign * (s - 1)) * post_amount[g, b]
+    v_post = np.empty((hh, hh, b_count))
+    v_btn = np.empty((hh, b_count))
+    p1 = np.empty((hh, b_count))
+    for d in range(n_deals):
+        a0, a1 = at0[d], at1[d]
+        g = group[d]
+        for b in range(b_count):
+            reach[0, 0, b] = 1.0
+            reach[1, 0, b] = 1.0
+        for i in range(n_items):  # before the draw: both players' reach, breadth first
+            if kind[i] != _KIND_DECISION:
+                continue
+            u = who[i]
+            row = index[i]
+            for b in range(b_count):
+                for a in range(a_count):
+                    prob[i, b, a] = 0.0
+                if u == 0:
+                    for c in range(a_count):
+                        prob[i, b, alias[i, b, c]] += pre0[a0, row, b, c]
+                else:
+                    for c in range(a_count):
+                        prob[i, b, alias[i, b, c]] += pre1[a1, row, b, c]
+            for a in range(nch[i]):
+                c = child[i, a]
+                for b in range(b_count):
+                    reach[u, c, b] = reach[u, i, b] * prob[i, b, a]
+                    reach[1 - u, c, b] = reach[1 - u, i, b]
+        for i in range(n_items - 1, -1, -1):  # values, leaves first
+            k = kind[i]
+            if k == _KIND_FOLD:
+                for b in range(b_count):
+                    val[i, b] = sign * amount[i, b]
+            elif k == _KIND_LINE:
+                li = line_of[i]
+                _post_line(li, d, i, a0, a1, player, reach, draw0, draw1, win, keys0, keys1, post0, post1, read0,
+                           read1, slot, post_q, post_r, line_start, post_kind, post_who, post_col, post_child,
+                           post_nch, post_alias, dec_start, dec_list, n_reach, n_prob, n_val, n_dead, v_post)
+                for k1 in range(hh):
+                    for b in range(b_count):
+                        p1[k1, b] = reach[1, i, b] * draw1[a1, li, b, k1]
+                for b in range(b_count):
+                    total = 0.0
+                    for k1 in range(hh):
+                        v = 0.0
+                        for k0 in range(hh):
+                            v += v_post[k1, k0, b] * draw0[a0, li, k1, b, k0]
+                        v_btn[k1, b] = v
+                        total += v * draw1[a1, li, b, k1]
+                    val[i, b] = total
+                if player == 0:
+                    for k1 in range(hh):
+                        for b in range(b_count):
+                            r_draw0[g, li, k1, b] += reach[0, i, b]
+                            for k0 in range(hh):
+                                q_draw0[g, li, k1, b, k0] += p1[k1, b] * v_post[k1, k0, b]
+                elif player == 1:
+                    for b in range(b_count):
+                        r_draw1[g, li, b] += reach[1, i, b]
+                        for k1 in range(hh):
+                            q_draw1[g, li, b, k1] += reach[0, i, b] * v_btn[k1, b]
+            else:
+                u = who[i]
+                for b in range(b_count):
+                    v = 0.0
+                    for a in range(nch[i]):
+                        v += prob[i, b, a] * val[child[i, a], b]
+                    val[i, b] = v
+                if u == player:
+                    row = index[i]
+                    for b in range(b_count):
+                        r_pre[g, row, b] += reach[u, i, b]
+                        for c in range(a_count):
+                            q_pre[g, row, b, c] += reach[opp, i, b] * val[child[i, alias[i, b, c]], b]
+        if player < 0:
+            for b in range(b_count):
+                values[d, b] = val[0, b]
