@@ -317,6 +317,8 @@ class SampledNl27(LowballDeals):
         """(rows, read): a post table as the compiled pass reads it, key k's row being rows[read[k]]: an
         array in place, else the keys ``keys`` reach gathered."""
         if isinstance(table, np.ndarray):
+            if table.dtype not in (np.float32, np.float64):  # e.g. float16 averages, as files keep them
+                table = table.astype(np.float32)
             return table, np.arange(self.n_keys)
         reached = np.unique(keys)
         read = np.zeros(self.n_keys, np.int64)
