@@ -265,3 +265,25 @@ def test_no_two_uses_share_a_deal_stream():
         for n in numbers:
             assert n not in seen, f"stream {n}: {use} and {seen[n]}"
             seen[n] = use
+
+
+def test_the_real_deck_runs_end_to_end_for_a_few_iterations():
+    """Five cards from 52 (the abstract game the sampled solver takes): two iterations, then the average
+    strategy is a strategy and its values on fresh deals are finite and within the stacks."""
+    from distcfr.solve.sampled_solver import SampledSolver
+
+    game = load_game("nl27(ranks=13,suits=4,hand=5,stacks=20)").sampled_form()
+    assert game.spec == "nl27(suits=4,hand=5,stacks=20,draw=rule,post=1024)"
+    solver = SampledSolver(game, batch=600, seed=3, shards=4)
+    try:
+        solver.solve(2)
+        average = solver.average_strategy().tables
+        kernel = solver.kernel
+        assert average["btn_pre"].shape == (134_459, kernel.n_pre[0], 1, kernel.pre_width)
+        for name, table in average.items():
+            assert np.allclose(table.astype(np.float64).sum(-1), 1, atol=2e-3), name
+        deals = kernel.sample_deals(5, 0, 0, 500)
+        values = kernel.deal_values({n: t.astype(np.float32) for n, t in average.items()}, deals)
+        assert np.isfinite(values).all() and np.abs(values).max() <= 20
+    finally:
+        solver.close()
