@@ -287,3 +287,27 @@ def test_the_real_deck_runs_end_to_end_for_a_few_iterations():
         assert np.isfinite(values).all() and np.abs(values).max() <= 20
     finally:
         solver.close()
+
+
+def test_sampled_deals_of_a_class_are_unbiased_against_every_deal_of_it():
+    """A class's sums on deals drawn for it (its representative hand, the cycle over the other hands,
+    the stub) approach the mean over every deal holding that hand, counted by enumeration."""
+    kernel = SampledNl27(load_game("nl27(ranks=5,suits=2,hand=1,stacks=4,draw=rule,post=value)"))
+    tables = random_tables(kernel, 9)
+    every = every_deal(kernel)
+    for player in (0, 1):
+        for c in (0, 3):
+            hand = kernel.classes.representative(np.array([c]))[0]
+            exact = every[(every[:, player] == hand[0])]
+            counts = np.zeros(kernel.n_classes, np.int64)
+            counts[c] = len(exact)
+            want = kernel.class_sums(tables, exact, player, counts)
+            n = 40_000
+            counts[c] = n
+            drawn = kernel.sample_blocks_deals(3, [(1, 7, c)], player, c, [np.array([n])], 1,
+                                               before=np.array([0]))
+            assert (drawn[:, player] == hand[0]).all()
+            got = kernel.class_sums(tables, drawn, player, np.array([n]), first=c)
+            name = ("btn_pre", "bb_pre")[player]
+            scale = np.abs(want[name].q[0] / len(exact)).max()
+            np.testing.assert_allclose(got[name].q[0] / n, want[name].q[0] / len(exact), atol=0.03 * scale + 1e-3)
