@@ -30,7 +30,7 @@ import numpy as np
 
 from distcfr.engine.layout import Layout
 from distcfr.games.draw27 import MASK_CODES
-from distcfr.games.nl27 import draw_count
+from distcfr.games.nl27_abstraction import draw_count
 from distcfr.games.nl27_cards import Nl27Cards
 from distcfr.games.tree import TERMINAL
 

@@ -32,7 +32,7 @@ from distcfr.errors import BadParameter
 from distcfr.games.base import History
 from distcfr.games.draw27 import MASK_CODES, _format_stacks, parse_stacks
 from distcfr.games.lowball_deck import LowballDeckGame
-from distcfr.games.nl27_abstraction import DRAWS, n_post_keys, parse_draw, parse_post
+from distcfr.games.nl27_abstraction import DRAWS, draw_count, n_post_keys, parse_draw, parse_post
 
 ALLIN = math.inf  # a contribution that is the whole stack, whatever the stack
 MAX_EXACT_STATES = 12_000  # private states of one player after its draw, summed over the draw counts
@@ -70,11 +70,6 @@ def parse_limp(text: str) -> int:
     if text.strip() not in ("0", "1"):
         raise ValueError("limp is 0 (the button may not limp) or 1 (it may)")
     return int(text)
-
-
-def draw_count(code: str) -> int:
-    """How many cards a draw code discards: ``d<m>`` the mask's bits, ``n<k>`` k."""
-    return bin(MASK_CODES.index(code[1])).count("1") if code[0] == "d" else int(code[1:])
 
 
 def _format_sizes(sizes: tuple) -> str:

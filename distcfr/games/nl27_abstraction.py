@@ -21,9 +21,15 @@ from functools import cache
 import numpy as np
 
 from distcfr.cards import RANKS, lowball27_rank
+from distcfr.games.draw27 import MASK_CODES
 
 DRAWS = ("all", "rule")
 MIN_BUCKETS = 2
+
+
+def draw_count(code: str) -> int:
+    """How many cards a draw code discards: ``d<m>`` the mask's bits (draw27's mask characters), ``n<k>`` k."""
+    return bin(MASK_CODES.index(code[1])).count("1") if code[0] == "d" else int(code[1:])
 
 
 def parse_draw(text: str) -> str:

@@ -24,7 +24,7 @@ import numpy as np
 
 from distcfr.cards import RANKS, lowball27_rank
 from distcfr.games.draw27 import MASK_CODES
-from distcfr.games.nl27 import draw_count
+from distcfr.games.nl27_abstraction import draw_count
 from distcfr.games.table import Table
 
 _SHARED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # strategy -> where its rows lie, final hands
