@@ -163,7 +163,7 @@ class Nl27View:
             folded = np.zeros_like(table)
             for dec in self.kernel.pre_decisions:
                 if dec.player == u:
-                    folded[:, dec.index] = self.kernel.fold(table[:, dec.index], dec.alias)
+                    folded[:, dec.index] = _normal(_fold(table[:, dec.index], dec.alias))
             out.append(folded)
         return tuple(out)
 
@@ -240,11 +240,11 @@ class Nl27View:
         h = self.kernel.hand
         columns = draw_columns(h)
         to_columns = (np.minimum(np.arange(h + 1), len(columns) - 1)[:, None] == np.arange(len(columns)))
-        bb = np.asarray(self.tables["bb_draw"][:, li, v], dtype=np.float64)  # (C, H+1)
+        bb = _normal(self.tables["bb_draw"][:, li, v])  # (C, H+1)
         own1 = self.groups.share * self.reach[node][BIG_BLIND][:, v]  # (C,)
         counts = own1 @ bb  # (H+1,) how often the big blind's range draws each count here
         counts = counts / counts.sum() if counts.sum() > 0 else np.full(h + 1, 1 / (h + 1))
-        btn = np.einsum("k,ckj->cj", counts, np.asarray(self.tables["btn_draw"][:, li, :, v], dtype=np.float64))
+        btn = np.einsum("k,ckj->cj", counts, _normal(self.tables["btn_draw"][:, li, :, v]))
         own0 = self.groups.share * self.reach[node][BUTTON][:, v]
         out = []
         for own, probs, seat in ((own1, bb, "BB"), (own0, btn, "BTN")):
@@ -307,8 +307,8 @@ class Nl27View:
         classes, _, keys = k._hands(deals)  # the kernel's own classes and post-draw keys (D, K2) per deal
         r0 = self.reach[node][BUTTON][classes[0]]  # (D, B)
         r1 = self.reach[node][BIG_BLIND][classes[1]]
-        s1 = np.asarray(tables["bb_draw"][classes[1], li], dtype=np.float64)  # (D, B, k1)
-        s0 = np.asarray(tables["btn_draw"][classes[0], li], dtype=np.float64)  # (D, k1, B, k0)
+        s1 = _normal(tables["bb_draw"][classes[1], li])  # (D, B, k1)
+        s0 = _normal(tables["btn_draw"][classes[0], li])  # (D, k1, B, k0)
         reach1 = np.repeat((r1[:, :, None] * s1).transpose(0, 2, 1), hh, axis=1)  # (D, K2, B)
         reach0 = (r0[:, None, :, None] * s0).transpose(0, 1, 3, 2).reshape(d, k2, b)  # (D, K2, B)
         rows = [self.final_rows.of_key[keys[u]] for u in (0, 1)]  # (D, K2) each player's row
@@ -323,7 +323,7 @@ class Nl27View:
             dec = t.decisions[i]
             u = dec.player
             col = (t.base[u] + dec.index) * k2 + cols  # (K2,)
-            probs = k.fold(np.asarray(tables[names[u]][keys[u], col[None, :]], dtype=np.float64), dec.alias)
+            probs = _normal(_fold(tables[names[u]][keys[u], col[None, :]], dec.alias))
             for a, child in enumerate(t.children[i]):  # (D, K2, B, A) probs
                 r = list(node_reach[i])
                 r[u] = r[u] * probs[..., a]
@@ -353,6 +353,24 @@ class Nl27View:
             freq = _ratio(num[:, :, v], mass, POST_MIN * mass.sum())
             out[spot] = GroupSpot(spot, list(POST_COLUMNS[spot]), freq, mass)
         return out
+
+
+def _normal(probs) -> np.ndarray:
+    """float64 ``probs`` (..., A) scaled to sum to 1 over the last axis (a file's float16 rows miss
+    it by up to about 1e-3); rows of zeros stay zeros."""
+    probs = np.asarray(probs, dtype=np.float64)
+    total = probs.sum(-1, keepdims=True)
+    return np.divide(probs, total, out=np.zeros_like(probs), where=total > 0)
+
+
+def _fold(probs: np.ndarray, alias: np.ndarray) -> np.ndarray:
+    """:meth:`SampledNl27.fold` (``probs`` (..., B, A), each column's probability moved onto the
+    action it plays) by a plain add per stack and column: faster on many rows."""
+    out = np.zeros(probs.shape, dtype=np.float64)
+    for s, row in enumerate(alias):
+        for c, a in enumerate(row):
+            out[..., s, a] += probs[..., s, c]
+    return out
 
 
 def _post_spot(rel: tuple) -> str | None:
@@ -582,7 +600,7 @@ def _pat_table(view: Nl27View, name: str, line: tuple, seat: int, key: int, v: i
         for other in range(h + 1):
             pair = other * (h + 1) if seat == BUTTON else other  # k1 (H+1) + k0, own count 0
             col = (t.base[seat] + dec.index) * k.k2 + pair
-            probs = k.fold(np.asarray(view.tables[table_name][key, col], dtype=np.float64)[None], dec.alias)[0, v]
+            probs = _normal(_fold(view.tables[table_name][key, col], dec.alias))[v]
             legal = dec.alias[v, :len(actions)] == np.arange(len(actions))
             cells[other] += [f"{100 * p:.0f}" if ok else None for p, ok in zip(probs[:len(actions)], legal)]
     opponent = ("BB", "BTN")[seat]
