@@ -531,10 +531,13 @@ def _mix(probs, labels: list[str], legal=None) -> str:
 
 
 def _count_cell(probs) -> str:
-    """The draw count played most (``pat``, ``1`` ..) with its share when under 99.5%."""
-    k = int(np.argmax(probs))
-    name = "pat" if k == 0 else str(k)
-    return name if probs[k] >= 0.995 else f"{name} {probs[k]:.0%}"
+    """The draw counts played (``pat``, ``1`` ..): the one always played, else each played at least
+    5% of the time with its whole percent (``pat 60, 1 40``)."""
+    probs = _normal(probs)
+    top = int(np.argmax(probs))
+    if probs[top] >= 0.995:
+        return "pat" if top == 0 else str(top)
+    return ", ".join(f"{'pat' if j == 0 else j} {100 * p:.0f}" for j, p in enumerate(probs) if p >= 0.05)
 
 
 def hand_text(view: Nl27View, text: str, stacks: list[int], width: int | None = None) -> str:
@@ -562,18 +565,29 @@ def hand_text(view: Nl27View, text: str, stacks: list[int], width: int | None = 
             legal = dec.alias[v, :len(labels)] == np.arange(len(labels))
             where = "first action" if not history else f"after {_facing(game, history)}"
             out.append(fit_line(f"  {SEATS[dec.player]}, {where}: {_mix(probs, labels, legal)}", width))
-        table = Table(f"cards drawn on each line (the most played count, with its share when mixed): as the big "
+        table = Table(f"cards drawn on each line (% of each count played at least 5% of the time): as the big "
                       f"blind, and as the button after the big blind drew 0..{h}",
                       ["BB", *(f"BTN, BB drew {j}" for j in range(h + 1))])
         for li, node in enumerate(k.lines):
-            name = _facing(game, tuple(game.tree.histories[node]))
-            table.rows.append((name, [_count_cell(view.tables["bb_draw"][cls, li, v]),
-                                      *(_count_cell(view.tables["btn_draw"][cls, li, j, v]) for j in range(h + 1))]))
+            cells = [_count_cell(view.tables["bb_draw"][cls, li, v]),
+                     *(_count_cell(view.tables["btn_draw"][cls, li, j, v]) for j in range(h + 1))]
+            table.rows.append((line_name(tuple(game.tree.histories[node])), cells))
         out.append("\n" + table.render(width))
         for name, line in view.main_lines():
             for seat in (BIG_BLIND, BUTTON):
                 out.append("\n" + _pat_table(view, name, line, seat, key, v).render(width))
     return "\n".join(out)
+
+
+def line_name(history: tuple) -> str:
+    """A line before the draw in a few characters: ``limp, r3, call``, ``open 2.5, all-in, call``."""
+    words = []
+    for i, code in enumerate(history):
+        if code[0] == "r":
+            words.append(("open " if i == 0 else "r") + code[1:])
+        else:
+            words.append({"c": "limp" if i == 0 else "call", "k": "check", "a": "all-in", "f": "fold"}[code])
+    return ", ".join(words)
 
 
 def _pat_table(view: Nl27View, name: str, line: tuple, seat: int, key: int, v: int) -> Table:
