@@ -53,7 +53,7 @@ def test_show_prints_every_section_per_stack(mixed, capsys, monkeypatch):
     for section in ("button's first action, % of the group's hands", "big blind's response",
                     "button after limp, raise 3", "draws after limp-check", "snowing after limp-check",
                     "after the draw, limp-check: the big blind's first action", "after the draw, limp-check: facing",
-                    "draws after open 2.5-call", "after the draw, open 2.5-call: facing"):
+                    "draws after open 2.5-call", "after the draw, open 2.5-call: facing", "bluffs after limp-check"):
         assert out.count(section) == 2, section  # once per stack
     assert max(len(line) for line in out.splitlines()) <= 100
     assert show([str(path), "--stack", "8"]) == 0

@@ -16,9 +16,10 @@ What each number is a share of:
 * after the draw, the times the player is at the spot with a final hand of the group, on
   ``POST_DEALS`` deals drawn uniformly (fixed seed): card chance times both players' strategies,
   every pair of draw counts together. A final hand's group is its high card for a made low, else
-  one pair, or two pair or worse (straights and flushes count as made hands' bane, with 5 cards
-  only); where the file keys post-draw play by a few value buckets (``post=N``, N at most
-  ``BUCKET_ROWS``) each bucket is a row, labelled by its best and worst hand.
+  one pair, two pair, trips, straight or flush (5 cards), full house or quads, best first; where
+  the file keys post-draw play by a few value buckets (``post=N``, N at most ``BUCKET_ROWS``) each
+  bucket is a row, labelled by its best and worst hand. Bluffs: bets with no made low (a pair or
+  worse).
 
 A group reached with less than ``REACH_MIN`` of its weight is left blank (``-``), as is an action a
 stack cannot make.
@@ -89,19 +90,22 @@ class FinalRows:
 
 def final_group(cards: np.ndarray) -> tuple[np.ndarray, list[str]]:
     """((n,) int64 group id, labels) of final hands (n, H) card ids: a made low by its high card
-    (``7-low`` .. ``A-high``), ``straight or flush`` (5 cards), ``one pair``, ``two pair or worse``."""
+    (``7-low`` .. ``A-high``), ``one pair``, ``two pair``, ``trips``, ``straight or flush`` (5 cards),
+    ``full house or quads``."""
     n, h = cards.shape
     rank = np.sort(cards >> 2, axis=1)  # (n, H)
-    distinct = 1 + (np.diff(rank, axis=1) != 0).sum(1)  # (n,)
+    same = np.diff(rank, axis=1) == 0  # (n, H-1) a card of the rank before it
+    repeats = same.sum(1)  # (n,) H - distinct ranks
+    triple = (same[:, 1:] & same[:, :-1]).any(1) if h > 2 else np.zeros(n, dtype=bool)  # three of a rank
     high = rank[:, -1]
     rough = np.zeros(n, dtype=bool)
     if h == 5:
         suit = cards & 3
-        rough = (distinct == 5) & ((suit == suit[:, :1]).all(1) | (high - rank[:, 0] == 4))
-    made = (distinct == h) & ~rough
+        rough = (repeats == 0) & ((suit == suit[:, :1]).all(1) | (high - rank[:, 0] == 4))
     labels = [f"{RANKS[x]}-{'high' if x == 12 else 'low'}" for x in range(13)]
-    labels += ["straight or flush", "one pair", "two pair or worse"]
-    ids = np.select([made, rough, distinct == h - 1], [high, 13, 14], default=15)
+    labels += ["one pair", "two pair", "trips", "straight or flush", "full house or quads"]
+    ids = np.select([(repeats == 0) & ~rough, repeats == 1, (repeats == 2) & ~triple, repeats == 2, rough],
+                    [high, 13, 14, 15, 16], default=17)
     return ids.astype(np.int64), labels
 
 
@@ -459,8 +463,9 @@ def snow_text(view: Nl27View, name: str, bb: GroupSpot, btn: GroupSpot) -> str:
     return f"snowing after {name}: " + "; ".join(parts)
 
 
-def post_tables(view: Nl27View, name: str, line: tuple, v: int) -> list[Table]:
-    """After the draw on ``line``: first actions, then the answers to a bet, per final-hand row."""
+def post_tables(view: Nl27View, name: str, line: tuple, v: int) -> list[Table | str]:
+    """After the draw on ``line``: first actions, then the answers to a bet, per final-hand row, and
+    the bluffs (bets without a made low) where rows are hand groups."""
     spots = view.post(line, v)
     labels = view.final_rows.labels
     what = ("% of the times the player is there with a final hand of the row (uniform deals: card chance x "
@@ -473,7 +478,27 @@ def post_tables(view: Nl27View, name: str, line: tuple, v: int) -> list[Table]:
             _table(f"after the draw, {name}: facing a bet (every size), {what}", labels,
                    [("BTN vs bet", ["share"], _share(c)), ("BTN vs bet", ["call", "raise", "fold"], c.freq),
                     ("BB vs bet", ["share"], _share(d)), ("BB vs bet", ["call", "raise", "fold"], d.freq)],
-                   [1.0, *c.total(), 1.0, *d.total()])]
+                   [1.0, *c.total(), 1.0, *d.total()]),
+            *bluff_text(view, name, a, b)]
+
+
+UNMADE = ("one pair", "two pair", "trips", "straight or flush", "full house or quads")  # no made low
+
+
+def bluff_text(view: Nl27View, name: str, first: GroupSpot, checked: GroupSpot) -> list[str]:
+    """One line: how often each player bets first (the button after a check) and what share of
+    those bets hold no made low (a pair or worse); none where rows are value buckets."""
+    labels = view.final_rows.labels
+    if not any(label in UNMADE for label in labels):
+        return []
+    unmade = np.array([label in UNMADE for label in labels])
+    parts = []
+    for seat, spot in (("the big blind bets first", first), ("the button bets after a check", checked)):
+        bets = np.nan_to_num(spot.freq[:, 0]) * spot.mass  # (R,) the times it bets with each row
+        if spot.mass.sum() > 0 and bets.sum() > 0:
+            parts.append(f"{seat} {bets.sum() / spot.mass.sum():.0%} of the time, {bets[unmade].sum() / bets.sum():.0%}"
+                         " of those bets with a pair or worse")
+    return [f"bluffs after {name}: " + "; ".join(parts)] if parts else []
 
 
 def evaluation_line(strategy, v: int) -> str:
@@ -517,8 +542,8 @@ def nl27_text(strategy, path, hand: str | None = None, stacks: list[int] | None 
 
 LEGEND = ("Hand groups: distcfr.present.lowball_groups (a class's group is its cards'). Before the draw and for "
           "the draws a number is a share of the group's hands that get to the spot; after the draw, of the times "
-          "the player is there with a final hand of the row (a made low by its high card, else one pair, or two "
-          "pair or worse). - : not reached, or an action the stack cannot make.")
+          "the player is there with a final hand of the row (a made low by its high card, one pair, two pair, "
+          "trips, straight or flush, full house or quads). - : not reached, or an action the stack cannot make.")
 
 
 # ---- one hand --------------------------------------------------------------------------------------
