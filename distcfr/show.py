@@ -159,10 +159,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "probability (sampled draw27: meta, evaluation and hand groups); openspiel: OpenSpiel "
                         "information state -> probabilities in OpenSpiel's action order (kuhn, leduc)")
     parser.add_argument("--out", metavar="PATH", help="write the output here instead of printing it")
-    parser.add_argument("--hand", metavar="CARDS", help="sampled draw27 files: the full strategy of one hand, "
-                        "e.g. 8s6h4d3c2c; nl27 files: that hand's rows of every table, e.g. 96")
-    parser.add_argument("--stack", metavar="BB", type=float, help="sampled draw27 files: that stack only, e.g. 12")
-    parser.add_argument("--exact", action="store_true", help="sampled draw27 files of decks the exact solver "
+    parser.add_argument("--hand", metavar="CARDS", help="sampled files (draw27, nl27): the full strategy of one "
+                        "hand, e.g. 8s6h4d3c2c; exact nl27 files: that hand's rows of every table, e.g. 96")
+    parser.add_argument("--stack", metavar="BB", type=float, help="sampled files: that stack only, e.g. 12")
+    parser.add_argument("--exact", action="store_true", help="sampled files of decks the exact solver "
                         "reaches: the exact exploitability per stack, every deal enumerated (it says how long it "
                         "may take before it starts)")
     parser.add_argument("--html", metavar="PATH", help="write the whole report as one self-contained HTML page")
@@ -207,7 +207,7 @@ def main(argv=None) -> int:
             require_matplotlib()
             check_writable(args.plot)
         if args.stack is not None and not sampled:
-            raise BadParameter("--stack goes with a sampled draw27 file (an exact file's table lists every stack)")
+            raise BadParameter("--stack goes with a sampled file (an exact file's table lists every stack)")
         strategy, text = (sampled_text if sampled else exact_text)(args)
         if strategy.meta.get("unchecked"):
             print(f"distcfr.show: note: {printable(str(args.path))} is a version {strategy.meta['unchecked']} file, "
