@@ -192,3 +192,30 @@ def test_a_pure_strategy_prints_its_percentages(tmp_path, capsys, monkeypatch):
             "made 5-low or better") in " ".join(out.split())
     after = out[out.index("after the draw, limp-check: the big blind's first action"):]
     assert re.search(r"one pair +\d+ +0 +100 ", after) and re.search(r"3-low +\d+ +100 +0 ", after)
+
+
+def test_final_hands_fall_in_the_groups_players_name():
+    from distcfr.cards import parse
+    from distcfr.present.nl27_sampled import final_group
+
+    hands = ["7c5d4h3s2c", "Kc9d4h3s2c", "7c6d5h4s3c", "9c7c5c4c2c", "4c4d7h3s2c", "4c4d7h7s2c", "4c4d4h7s2c",
+             "4c4d4h7s7c", "4c4d4h4s7c"]
+    ids, labels = final_group(np.array([parse(h) for h in hands]))
+    assert [labels[i] for i in ids] == ["7-low", "K-low", "straight or flush", "straight or flush", "one pair",
+                                        "two pair", "trips", "full house or quads", "full house or quads"]
+
+
+def test_a_file_keyed_by_value_buckets_prints_a_row_per_bucket(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "120")
+    game = load_game("nl27(ranks=6,suits=2,hand=2,stacks=4,post=3)").sampled_form()
+    rows = final_rows(game.deck, 2, "3")
+    assert len(rows.labels) == 3 and rows.labels[0].startswith("3-2 .. ") and (rows.of_key >= 0).all()
+    strategy = ClassStrategy(game, {})
+    strategy.tables = random_tables(strategy.kernel, 3)
+    strategy.save(tmp_path / "buckets.msgpack")
+    assert show([str(tmp_path / "buckets.msgpack")]) == 0
+    out = capsys.readouterr().out
+    after = out[out.index("after the draw, limp-check: the big blind's first action"):]
+    for label in rows.labels:
+        assert re.search(rf"\n *{re.escape(label)} +\d+ +\d+ +\d+ ", after), label
+    assert "bluffs after" not in out  # buckets name no pair
