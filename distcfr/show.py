@@ -111,8 +111,6 @@ def sampled_text(args):
 
     strategy = load_class_strategy(args.path)
     nl27 = strategy.game.name == "nl27"
-    if nl27 and args.format != "table":
-        raise BadParameter("a sampled nl27 file is shown as a table, --html or --plot (no --format json)")
     if args.exact:
         rows = strategy.meta.get("evaluation") or [{"variant": label} for label in strategy.game.variant_labels]
         for row, x in zip(rows, strategy.exact_exploitability()):
@@ -120,11 +118,13 @@ def sampled_text(args):
         strategy.meta["evaluation"] = rows
     if nl27:
         from distcfr.present.draw27 import stack_indices
-        from distcfr.present.nl27_sampled import nl27_text, save_opening_plot
+        from distcfr.present.nl27_sampled import nl27_json, nl27_text, save_opening_plot
 
         keep = stack_indices(strategy, args.stack)
         if args.plot:
             save_opening_plot(args.plot, strategy, keep)
+        if args.format == "json":
+            return strategy, json.dumps(nl27_json(strategy, keep), indent=1)
         return strategy, nl27_text(strategy, args.path, args.hand, keep)
     if args.plot:
         raise BadParameter(PLOT_FILES)
@@ -156,7 +156,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "the exact value of each seat assignment (with --format table)")
     parser.add_argument("--format", choices=FORMATS, default="table",
                         help="table: evaluation and strategy tables (default); json: infoset label -> action -> "
-                        "probability (sampled draw27: meta, evaluation and hand groups); openspiel: OpenSpiel "
+                        "probability (sampled files: meta, evaluation and hand groups); openspiel: OpenSpiel "
                         "information state -> probabilities in OpenSpiel's action order (kuhn, leduc)")
     parser.add_argument("--out", metavar="PATH", help="write the output here instead of printing it")
     parser.add_argument("--hand", metavar="CARDS", help="sampled files (draw27, nl27): the full strategy of one "
@@ -194,7 +194,7 @@ def main(argv=None) -> int:
             return 0
         sampled = file_format(args.path) == CLASS_STRATEGY
         if sampled and (args.format == "openspiel" or args.against):
-            raise BadParameter("a sampled draw27 file is shown as a table or JSON only (no openspiel, --against)")
+            raise BadParameter("a sampled file is shown as a table or JSON only (no openspiel, --against)")
         if args.hand and args.format != "table":
             raise BadParameter(HAND_FILES)
         if args.exact and not sampled:

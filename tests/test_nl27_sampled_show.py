@@ -109,8 +109,23 @@ def test_a_bad_hand_is_one_line_and_exit_2(mixed, capsys):
         captured = capsys.readouterr()
         assert captured.out == ""
         assert captured.err.startswith("distcfr.show: error: --hand") and captured.err.count("\n") == 1
-    assert show([str(path), "--format", "json"]) == 2
-    assert "sampled nl27" in capsys.readouterr().err
+    assert show([str(path), "--format", "openspiel"]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_json_holds_the_printed_tables(mixed, capsys):
+    import json
+
+    path, _ = mixed
+    assert show([str(path), "--format", "json", "--stack", "8"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["game"] == load_game(SPEC).sampled_form().spec and [s["stack"] for s in data["stacks"]] == ["8BB"]
+    assert data["stacks"][0]["evaluation"]["value"] == -0.25
+    first = data["stacks"][0]["tables"][0]
+    assert first["title"].startswith("button's first action") and first["rows"][-1]["row"] == "all"
+    for row in first["rows"]:
+        assert abs(sum(row["cells"][1:]) - 100) <= 2  # hands, then fold / limp / open / all-in
+    assert any(t.get("note", "").startswith("snowing after limp-check") for t in data["stacks"][0]["tables"])
 
 
 def test_html_and_plot(mixed, tmp_path, capsys):

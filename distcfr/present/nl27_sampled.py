@@ -733,3 +733,27 @@ def nl27_page(strategy, source: str, post_deals: int = POST_DEALS) -> str:
                 "prints it for any hand; here the first hand class's:</p>"
                 f"<pre>{_e(hand_text(view, example, list(range(len(view.stacks))), 120))}</pre>")
     return _page(f"distcfr: {strategy.game.spec}", body, {})
+
+
+# ---- JSON ------------------------------------------------------------------------------------------
+def nl27_json(strategy, stacks: list[int] | None = None, post_deals: int = POST_DEALS) -> dict:
+    """The tables ``show`` prints as plain dicts (``show --format json``): per stack (those at
+    ``stacks``, default all) its stored evaluation and every table (title, columns, rows of whole
+    percents, None where blank) or note line."""
+    view = Nl27View(strategy, post_deals)
+    keep = list(range(len(view.stacks))) if stacks is None else stacks
+    evaluation = strategy.meta.get("evaluation") or []
+    meta = {key: value for key, value in strategy.meta.items() if key != "evaluation"}
+    out = []
+    for v in keep:
+        items = []
+        for item in stack_tables(view, v):
+            if isinstance(item, Table):
+                items.append({"title": item.title, "columns": item.columns,
+                              "rows": [{"row": label, "cells": [None if c is None else int(c) for c in cells]}
+                                       for label, cells in item.rows]})
+            else:
+                items.append({"note": item})
+        out.append({"stack": view.stacks[v], "evaluation": evaluation[v] if v < len(evaluation) else None,
+                    "tables": items})
+    return {"game": strategy.game.spec, "mode": "sampled", "meta": meta, "stacks": out}
