@@ -23,7 +23,8 @@ per final hand (distcfr.games.nl27_tables); a list of stacks prints the opening 
 Sampled nl27 files (5 cards from 52) print per stack the same per lowball hand group
 (distcfr.present.nl27_sampled): the button's first action, the big blind's responses, the button
 facing a raise, the draw counts on the main lines with the snows, and after the draw bet / check
-and call / raise / fold per final hand; --plot writes the button's opening per stack as a PNG.
+and call / raise / fold per final hand; --format json gives the same tables as JSON, --plot the
+button's opening per stack as a PNG.
 
 Sampled draw27 files print their evaluation and a table per stack of lowball hand groups (pat
 7-low .. J-low, one- and two-card draws, ...: distcfr.present.lowball_groups) with their share
