@@ -706,8 +706,8 @@ def _html_of(table: Table) -> str:
 
 def nl27_page(strategy, source: str, post_deals: int = POST_DEALS) -> str:
     """The page of a sampled nl27 strategy: per stack the tables ``show`` prints, with bar charts of
-    the button's first action and the big blind's responses, and one hand's strategy for its first
-    classes' example."""
+    the button's first action and the big blind's responses, and the strategy of a hand of the best
+    group."""
     from distcfr.present.html_report import _e, _page
     from distcfr.present.nl27_charts import stacked_bars
 
@@ -728,9 +728,9 @@ def nl27_page(strategy, source: str, post_deals: int = POST_DEALS) -> str:
             parts.append(_html_of(item) if isinstance(item, Table) else f"<p class='note'>{_e(item)}</p>")
         body.append(f"<details class='variant'{' open' if v == 0 else ''}><summary>"
                     f"{_e(evaluation_line(strategy, v).strip('= '))}</summary>{''.join(parts)}</details>")
-    example = strategy.kernel.classes.label(0)
-    body.append(f"<h2>One hand's strategy</h2><p class='note'>python -m distcfr.show FILE --hand {_e(example)} "
-                "prints it for any hand; here the first hand class's:</p>"
+    example = strategy.kernel.classes.label(int(np.flatnonzero(view.groups.ids == 0)[0]))  # of the best group
+    body.append(f"<h2>One hand's strategy</h2><p class='note'>python -m distcfr.show FILE --hand CARDS prints it "
+                "for any hand; here a hand of the best group's:</p>"
                 f"<pre>{_e(hand_text(view, example, list(range(len(view.stacks))), 120))}</pre>")
     return _page(f"distcfr: {strategy.game.spec}", body, {})
 
