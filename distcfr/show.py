@@ -13,10 +13,18 @@ Examples:
   python -m distcfr.show leduc.msgpack --html leduc.html        # one self-contained page (distcfr.present.html_report)
   python -m distcfr.show nl27.msgpack --html nl27.html          # nl27: bar charts per hand, before and after the draw
   python -m distcfr.show nl27.msgpack --hand 96                 # nl27: one hand's rows of every table
+  python -m distcfr.show nl27_5card.msgpack --hand 8s6h4d3c2c   # sampled nl27: one hand's whole strategy
+  python -m distcfr.show nl27_5card.msgpack --plot open.png     # sampled nl27: the button's opening per stack
 
 nl27 files print per stack the button's opening per hand, the big blind's responses, the button
 facing a raise, the draws on the main lines and, after the draw, bet / check / call / raise / fold
 per final hand (distcfr.games.nl27_tables); a list of stacks prints the opening across the stacks.
+
+Sampled nl27 files (5 cards from 52) print per stack the same per lowball hand group
+(distcfr.present.nl27_sampled): the button's first action, the big blind's responses, the button
+facing a raise, the draw counts on the main lines with the snows, and after the draw bet / check
+and call / raise / fold per final hand; --format json gives the same tables as JSON, --plot the
+button's opening per stack as a PNG.
 
 Sampled draw27 files print their evaluation and a table per stack of lowball hand groups (pat
 7-low .. J-low, one- and two-card draws, ...: distcfr.present.lowball_groups) with their share
@@ -46,7 +54,8 @@ from distcfr.io.paths import check_writable, write_atomic
 from distcfr.io.schema import file_format
 
 FORMATS = ("table", "json", "openspiel")
-HAND_FILES = "--hand goes with a sampled draw27 file or an nl27 file, and --format table"
+PLOT_FILES = "--plot goes with a sampled nl27 file"
+HAND_FILES = "--hand goes with a sampled file or an nl27 file, and --format table"
 
 
 def table_text(strategy, path, against=None, hand: str | None = None) -> str:
@@ -102,14 +111,41 @@ def sampled_text(args):
     from distcfr.present.draw27 import class_strategy_json, class_strategy_text
 
     strategy = load_class_strategy(args.path)
+    nl27 = strategy.game.name == "nl27"
     if args.exact:
         rows = strategy.meta.get("evaluation") or [{"variant": label} for label in strategy.game.variant_labels]
         for row, x in zip(rows, strategy.exact_exploitability()):
             row["exploitability_exact"] = float(x)
         strategy.meta["evaluation"] = rows
+    if nl27:
+        from distcfr.present.draw27 import stack_indices
+        from distcfr.present.nl27_sampled import nl27_json, nl27_text, save_opening_plot
+
+        keep = stack_indices(strategy, args.stack)
+        if args.plot:
+            save_opening_plot(args.plot, strategy, keep)
+        if args.format == "json":
+            return strategy, json.dumps(nl27_json(strategy, keep), indent=1)
+        return strategy, nl27_text(strategy, args.path, args.hand, keep)
+    if args.plot:
+        raise BadParameter(PLOT_FILES)
     if args.format == "table":
         return strategy, class_strategy_text(strategy, args.path, args.hand, args.stack)
     return strategy, json.dumps(class_strategy_json(strategy, args.stack), indent=1)
+
+
+def _sampled_nl27_page(path) -> str | None:
+    """The HTML page of a sampled nl27 file (None for any other file)."""
+    if file_format(path) != CLASS_STRATEGY:
+        return None
+    from distcfr.evaluate.class_strategy import load_class_strategy, open_class_strategy_file
+
+    with open_class_strategy_file(path) as file:
+        if not str(file.header.get("game", "")).startswith("nl27"):
+            return None
+    from distcfr.present.nl27_sampled import nl27_page
+
+    return nl27_page(load_class_strategy(path), str(path))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -121,16 +157,18 @@ def build_parser() -> argparse.ArgumentParser:
                         "the exact value of each seat assignment (with --format table)")
     parser.add_argument("--format", choices=FORMATS, default="table",
                         help="table: evaluation and strategy tables (default); json: infoset label -> action -> "
-                        "probability (sampled draw27: meta, evaluation and hand groups); openspiel: OpenSpiel "
+                        "probability (sampled files: meta, evaluation and hand groups); openspiel: OpenSpiel "
                         "information state -> probabilities in OpenSpiel's action order (kuhn, leduc)")
     parser.add_argument("--out", metavar="PATH", help="write the output here instead of printing it")
-    parser.add_argument("--hand", metavar="CARDS", help="sampled draw27 files: the full strategy of one hand, "
-                        "e.g. 8s6h4d3c2c; nl27 files: that hand's rows of every table, e.g. 96")
-    parser.add_argument("--stack", metavar="BB", type=float, help="sampled draw27 files: that stack only, e.g. 12")
-    parser.add_argument("--exact", action="store_true", help="sampled draw27 files of decks the exact solver "
+    parser.add_argument("--hand", metavar="CARDS", help="sampled files (draw27, nl27): the full strategy of one "
+                        "hand, e.g. 8s6h4d3c2c; exact nl27 files: that hand's rows of every table, e.g. 96")
+    parser.add_argument("--stack", metavar="BB", type=float, help="sampled files: that stack only, e.g. 12")
+    parser.add_argument("--exact", action="store_true", help="sampled files of decks the exact solver "
                         "reaches: the exact exploitability per stack, every deal enumerated (it says how long it "
                         "may take before it starts)")
     parser.add_argument("--html", metavar="PATH", help="write the whole report as one self-contained HTML page")
+    parser.add_argument("--plot", metavar="PATH", help="sampled nl27 files: write the button's opening per hand "
+                        "group and stack as a PNG (needs matplotlib)")
     return parser
 
 
@@ -140,27 +178,37 @@ def main(argv=None) -> int:
         args = parser.parse_args(argv)
         if args.against and args.format != "table":
             raise BadParameter("--against goes with --format table")
-        check_distinct({"FILE": args.path, "--against": args.against}, {"--out": args.out, "--html": args.html})
+        check_distinct({"FILE": args.path, "--against": args.against}, {"--out": args.out, "--html": args.html,
+                                                                             "--plot": args.plot})
         if args.out:
             check_writable(args.out)
         if args.html:
-            if args.against or args.out or args.hand or args.stack is not None or args.format != "table" or args.exact:
-                raise BadParameter("--html writes the whole report: no --against, --out, --hand, --stack, --format "
-                                   "or --exact")
+            if (args.against or args.out or args.hand or args.stack is not None or args.format != "table" or args.exact
+                    or args.plot):
+                raise BadParameter("--html writes the whole report: no --against, --out, --hand, --stack, --format, "
+                                   "--exact or --plot")
             from distcfr.present.html_report import html_report
 
-            write_atomic(check_writable(args.html), html_report(args.path).encode())
+            check_writable(args.html)
+            write_atomic(args.html, (_sampled_nl27_page(args.path) or html_report(args.path)).encode())
             print(f"html report of {args.path} written to {args.html}")
             return 0
         sampled = file_format(args.path) == CLASS_STRATEGY
         if sampled and (args.format == "openspiel" or args.against):
-            raise BadParameter("a sampled draw27 file is shown as a table or JSON only (no openspiel, --against)")
+            raise BadParameter("a sampled file is shown as a table or JSON only (no openspiel, --against)")
         if args.hand and args.format != "table":
             raise BadParameter(HAND_FILES)
         if args.exact and not sampled:
             raise BadParameter("--exact goes with a sampled draw27 file (an exact file's exploitability is exact)")
+        if args.plot and not sampled:
+            raise BadParameter(PLOT_FILES)
+        if args.plot:
+            from distcfr.present.plots import require_matplotlib
+
+            require_matplotlib()
+            check_writable(args.plot)
         if args.stack is not None and not sampled:
-            raise BadParameter("--stack goes with a sampled draw27 file (an exact file's table lists every stack)")
+            raise BadParameter("--stack goes with a sampled file (an exact file's table lists every stack)")
         strategy, text = (sampled_text if sampled else exact_text)(args)
         if strategy.meta.get("unchecked"):
             print(f"distcfr.show: note: {printable(str(args.path))} is a version {strategy.meta['unchecked']} file, "
