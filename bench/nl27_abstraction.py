@@ -22,7 +22,7 @@ import distcfr
 from distcfr.games.nl27_lift import lift_strategy
 
 # (deck, iterations): the 2-card decks cost ~100x an iteration of the 1-card write-up's deck
-DECKS = (((13, 1, 1), 2000), ((13, 2, 1), 600), ((13, 4, 1), 200), ((6, 2, 2), 150), ((13, 1, 2), 100))
+DECKS = (((13, 1, 1), 600), ((13, 2, 1), 300), ((13, 4, 1), 100), ((6, 2, 2), 60), ((13, 1, 2), 40))
 ABSTRACTIONS = (("all", "recall"), ("all", "value"), ("all", "8"), ("rule", "recall"), ("rule", "value"),
                 ("rule", "8"))
 
