@@ -168,3 +168,13 @@ def test_the_abstract_best_response_chooses_per_key():
     uniform = distcfr.Strategy(layout, layout.uniform_strategy())
     _, lifted = lift_strategy(abstract, uniform)
     assert (lifted.best_response_per_variant > uniform.best_response_per_variant + 5e-4).any()
+
+
+def test_train_prints_an_abstract_games_tables(tmp_path, capsys):
+    spec = _with(TWO_CARD, "draw=rule,post=value")
+    assert main(["--game", spec, "--iterations", "5", "--workers", "0", "--out", str(tmp_path / "s.msgpack")]) == 0
+    out = capsys.readouterr().out
+    assert "draws on the main lines" in out and "after the draw, limp-check" in out
+    reader = distcfr.load_strategy(tmp_path / "s.msgpack")
+    keyed = [label for label in reader.labels() if label.startswith("5-4|")]
+    assert keyed and all(label.count("|") == 1 and "n" in label.split("|")[1] for label in keyed)

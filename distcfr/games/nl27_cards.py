@@ -12,6 +12,7 @@ from functools import cache, cached_property
 import numpy as np
 
 from distcfr.cards import lowball27_rank
+from distcfr.games.draw27 import MASK_CODES
 from distcfr.games.lowball_deck import cards_text
 from distcfr.games.nl27_abstraction import post_keys, rule_masks, value_label
 
@@ -71,12 +72,23 @@ class Nl27Cards:
     def _ranks_after(self, masks: np.ndarray, k: int) -> np.ndarray:
         """(n_h * R_k,) final ranks when hand i discards ``masks[i]`` (k bits each) and receives each
         k-card set in turn."""
+        return lowball27_rank(self.final_hands(masks, k))
+
+    def final_hands(self, masks: np.ndarray, k: int) -> np.ndarray:
+        """(n_h * R_k, H) card ids of the final hands when hand i discards ``masks[i]`` (k bits each)
+        and receives each k-card set in turn (hand-major, as the states)."""
         kept_at = (masks[:, None] >> np.arange(self.hand)[None, :] & 1) == 0  # (n_h, H) positions kept
         kept = self.hands[kept_at].reshape(self.n_hands, self.hand - k)  # (n_h, H-k), ascending
         got = self.received(k)  # (n_h, R, k)
         kept = np.broadcast_to(kept[:, None, :], (*got.shape[:2], self.hand - k))
-        final = np.concatenate([kept, got], axis=2).reshape(-1, self.hand)
-        return lowball27_rank(self.deck[final])
+        return self.deck[np.concatenate([kept, got], axis=2).reshape(-1, self.hand)]
+
+    def draw_masks(self, code: str) -> np.ndarray:
+        """(n_h,) int64: the mask each hand discards with the draw ``code`` (``d<m>``: m for every
+        hand; ``n<k>``: its rule mask of k)."""
+        if code[0] == "n":
+            return self.rule_masks[:, int(code[1:])]
+        return np.full(self.n_hands, MASK_CODES.index(code[1]), dtype=np.int64)
 
     # ---- post-draw keys (post=value or buckets): a table row per key of the deck's hands -------------
     @cache  # noqa: B019
