@@ -10,7 +10,7 @@ from distcfr.cards import parse
 from distcfr.engine.layout import Layout
 from distcfr.errors import BadParameter
 from distcfr.games.nl27_abstraction import rule_masks
-from distcfr.games.nl27_lift import lift_strategy
+from distcfr.games.nl27_lift import abstract_exploitability, lift_strategy
 from distcfr.train import main
 
 
@@ -146,9 +146,10 @@ def test_post_value_settles_on_a_one_card_deck():
                                   _with(TWO_CARD, "draw=rule"), _with(TWO_CARD, "post=value"),
                                   _with(TWO_CARD, "draw=rule,post=4")])
 def test_a_lifted_strategy_keeps_its_value(spec):
-    """Both games share chance and payoffs: the lifted strategy's value is the abstract one's, and
-    a best response in the abstract game (one choice per key) is a strategy of the full game, so it
-    gains no more there than a best response of the full game does."""
+    """Both games share chance and payoffs: the lifted strategy's value is the abstract one's. A best
+    response found in the abstract game (one choice per key) is a strategy of the abstract game,
+    hence of the full game: it gains no more than the full game's best response against the lifted
+    strategy, and the rounds only add to the first, per-key one."""
     abstract = game(spec)
     strategy = distcfr.Strategy(Layout(abstract), _random_profile(Layout(abstract), 5))
     full, lifted = lift_strategy(abstract, strategy)
@@ -156,7 +157,23 @@ def test_a_lifted_strategy_keeps_its_value(spec):
     assert np.abs(lifted.probs.sum(axis=-1) - 1).max() < 1e-12
     assert np.abs(lifted.value_per_variant - strategy.value_per_variant).max() < 1e-12
     assert (lifted.best_response_per_variant >= strategy.best_response_per_variant - 1e-12).all()
+    rounds = abstract_exploitability(strategy)
+    assert (strategy.exploitability_per_variant() <= rounds + 1e-12).all()
+    assert (rounds <= lifted.exploitability_per_variant() + 1e-12).all()
     assert (lifted.exploitability_per_variant() > 1e-6).all()
+
+
+def test_rounds_change_nothing_with_perfect_recall():
+    g = game(_with(TWO_CARD, "draw=rule"))
+    strategy = distcfr.Strategy(Layout(g), _random_profile(Layout(g), 2))
+    assert np.abs(abstract_exploitability(strategy) - strategy.exploitability_per_variant()).max() < 1e-12
+
+
+def test_rounds_find_what_the_per_key_response_misses():
+    """CFR's average on a game that forgets the card thrown: the per-key response, blind to which
+    states the responder reaches, finds almost nothing; weighing by its own reach finds more."""
+    strategy = distcfr.Solver(game("nl27(ranks=6,suits=1,hand=1,stacks=4,post=value)")).solve(iterations=1000)
+    assert strategy.exploitability() < 1e-4 and abstract_exploitability(strategy)[0] > 2e-4
 
 
 def test_the_abstract_best_response_chooses_per_key():

@@ -15,6 +15,7 @@ import dataclasses
 import numpy as np
 
 from distcfr.engine.layout import Layout
+from distcfr.engine.ranges import keyed_best_response_values
 from distcfr.evaluate.strategy import Strategy
 from distcfr.games.draw27 import MASK_CODES
 from distcfr.games.nl27 import Nl27, draw_count
@@ -54,6 +55,13 @@ def lift_strategy(abstract_game: Nl27, strategy: Strategy) -> tuple[Nl27, Strate
         else:
             probs[:, mine, :] = strategy.probs[:, target, :layout.max_actions]
     return full, Strategy(layout, probs)
+
+
+def abstract_exploitability(strategy: Strategy) -> np.ndarray:
+    """(B,) the exploitability of an abstract nl27 strategy in its own game (half the sum of both
+    best responses), the responses improved round by round (``ranges.keyed_best_response_values``):
+    a lower bound where keys forget cards, exact with perfect recall."""
+    return keyed_best_response_values(strategy.layout, strategy.probs).sum(axis=0) / 2
 
 
 def _abstract_rows(abstract: Nl27, full: Nl27, cards: Nl27Cards, history, player: int) -> np.ndarray:
