@@ -195,3 +195,13 @@ def test_train_prints_an_abstract_games_tables(tmp_path, capsys):
     reader = distcfr.load_strategy(tmp_path / "s.msgpack")
     keyed = [label for label in reader.labels() if label.startswith("5-4|")]
     assert keyed and all(label.count("|") == 1 and "n" in label.split("|")[1] for label in keyed)
+
+
+def test_shards_of_an_abstract_game_add_up_to_the_whole():
+    spec = _with(TWO_CARD, "draw=rule,post=value")
+    one, three = distcfr.Solver(game(spec), shards=1), distcfr.Solver(game(spec), shards=3)
+    probs = _random_profile(one.layout, 4)
+    for p in (0, 1):
+        (q1, r1), (q3, r3) = one.shards.cfr_sums(probs, (p,))[p], three.shards.cfr_sums(probs, (p,))[p]
+        assert np.abs(q1 - q3).max() < 1e-12 and np.abs(r1 - r3).max() < 1e-12
+    assert np.abs(one.evaluator.exploitability(probs) - three.evaluator.exploitability(probs)).max() < 1e-12
