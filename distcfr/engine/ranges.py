@@ -29,7 +29,6 @@ import math
 import numpy as np
 
 from distcfr.engine.layout import Layout
-from distcfr.games.draw27 import MASK_CODES
 from distcfr.games.nl27 import draw_count
 from distcfr.games.nl27_cards import Nl27Cards
 from distcfr.games.tree import TERMINAL
@@ -119,9 +118,7 @@ class RangeShard:
 
     def _final_ranks(self, draw: str) -> np.ndarray:
         """(all states after ``draw``,) the final hand's deuce-to-seven rank: a mask's, or the rule's."""
-        if draw[0] == "d":
-            return self.cards.final_ranks(_mask(draw))
-        return self.cards.rule_final_ranks(_count(draw))
+        return self.cards.final_ranks_of(draw)
 
     def _matrix(self, key: tuple, stub: int) -> np.ndarray:
         """(button states of the shard, big blind states) float64: chance weight x compatibility
@@ -404,10 +401,6 @@ def keyed_best_response_values(layout: Layout, sigma: np.ndarray, rounds: int = 
 
 def _count(draw: str) -> int:
     return draw_count(draw)
-
-
-def _mask(draw: str) -> int:
-    return MASK_CODES.index(draw[1])
 
 
 def sum_by_key(keys: np.ndarray, values: np.ndarray, n_keys: int) -> np.ndarray:

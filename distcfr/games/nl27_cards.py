@@ -58,12 +58,6 @@ class Nl27Cards:
         k = bin(mask).count("1")
         return self._ranks_after(np.full(self.n_hands, mask, dtype=np.int64), k)
 
-    @cache  # noqa: B019
-    def rule_final_ranks(self, k: int) -> np.ndarray:
-        """(n_h * R_k,) deuce-to-seven rank of the final hand after drawing k by the rule (each hand
-        discarding its k worst cards: ``nl27_abstraction.rule_masks``)."""
-        return self._ranks_after(self.rule_masks[:, k], k)
-
     @cached_property
     def rule_masks(self) -> np.ndarray:
         """(n_h, H+1) int64: the mask each hand discards drawing 0..H by the rule."""
@@ -82,6 +76,12 @@ class Nl27Cards:
         got = self.received(k)  # (n_h, R, k)
         kept = np.broadcast_to(kept[:, None, :], (*got.shape[:2], self.hand - k))
         return self.deck[np.concatenate([kept, got], axis=2).reshape(-1, self.hand)]
+
+    @cache  # noqa: B019
+    def final_ranks_of(self, code: str) -> np.ndarray:
+        """(n_h * R_k,) deuce-to-seven rank of the final hand after the draw ``code`` (``d<m>`` or ``n<k>``)."""
+        masks = self.draw_masks(code)
+        return self._ranks_after(masks, bin(int(masks[0])).count("1"))
 
     def draw_masks(self, code: str) -> np.ndarray:
         """(n_h,) int64: the mask each hand discards with the draw ``code`` (``d<m>``: m for every

@@ -17,7 +17,6 @@ import numpy as np
 from distcfr.engine.layout import Layout
 from distcfr.engine.ranges import keyed_best_response_values
 from distcfr.evaluate.strategy import Strategy
-from distcfr.games.draw27 import MASK_CODES
 from distcfr.games.nl27 import Nl27, draw_count
 from distcfr.games.nl27_cards import Nl27Cards
 from distcfr.games.tree import TERMINAL
@@ -71,7 +70,7 @@ def _abstract_rows(abstract: Nl27, full: Nl27, cards: Nl27Cards, history, player
     code = full.own_draw_code(history, player)
     if code is None or abstract.params.post == "recall":
         return np.arange(n_states)  # the same hands, or the same (hand, received) states
-    return cards.state_keys(cards.final_ranks(MASK_CODES.index(code[1])), abstract.params.post)
+    return cards.state_keys(cards.final_ranks_of(code), abstract.params.post)
 
 
 def _group_keys(layout: Layout) -> list[tuple[int, str]]:

@@ -75,8 +75,7 @@ class SpotReader:
             rows = np.array([index[f"{private}|{obs}"] for private in game.private_labels(history, player)])
             if game.keyed(history, player):  # each (hand, received) state reads its post key's row
                 code = game.own_draw_code(history, player)
-                final = self.cards._ranks_after(self.cards.draw_masks(code), draw_count(code))
-                rows = rows[self.cards.state_keys(final, game.params.post)]
+                rows = rows[self.cards.state_keys(self.cards.final_ranks_of(code), game.params.post)]
             self._shared[key] = rows, len(game.actions(history))
         rows, n_actions = self._shared[key]
         return self.strategy.probs[self.variant, rows, :n_actions].astype(np.float64)
