@@ -7,8 +7,10 @@ import pytest
 
 import distcfr
 from distcfr.cards import parse
+from distcfr.engine.layout import Layout
 from distcfr.errors import BadParameter
 from distcfr.games.nl27_abstraction import rule_masks
+from distcfr.games.nl27_lift import abstract_exploitability, lift_strategy
 from distcfr.train import main
 
 
@@ -82,3 +84,124 @@ def test_post_abstraction_shows_the_own_draw_as_a_count():
     recall, value = game("nl27(ranks=8,suits=1,hand=2)"), game("nl27(ranks=8,suits=1,hand=2,post=value)")
     assert recall.observation(history, 1) == "c-k-d3-n1" and value.observation(history, 1) == "c-k-n2-n1"
     assert value.observation(history, 0) == "c-k-n2-n1"
+
+
+# ---- the exact solver on the abstract game ------------------------------------------------------------
+ONE_CARD = "nl27(ranks=6,suits=1,hand=1,stacks=4:8:4)"
+TWO_CARD = "nl27(ranks=4,suits=2,hand=2,stacks=3,bet=1,cap=2)"
+
+
+def _with(spec, extra):
+    return spec[:-1] + "," + extra + ")"
+
+
+def _random_profile(layout, seed):
+    rng = np.random.default_rng(seed)
+    probs = rng.random((layout.n_variants, layout.n_infosets, layout.max_actions)) * layout.variant_mask
+    return probs / probs.sum(axis=-1, keepdims=True)
+
+
+def test_one_card_rule_draws_are_the_full_game():
+    """With one card the rule's counts are the masks (stand pat, or throw the card): the same game."""
+    full = distcfr.Solver(game(ONE_CARD), algorithm="cfr+").solve(iterations=150)
+    rule_game = game(_with(ONE_CARD, "draw=rule"))
+    rule = distcfr.Solver(rule_game, algorithm="cfr+").solve(iterations=150)
+    assert np.abs(full.value_per_variant - rule.value_per_variant).max() < 1e-12
+    assert np.abs(full.best_response_per_variant - rule.best_response_per_variant).max() < 1e-12
+    _, lifted = lift_strategy(rule_game, rule)
+    assert lifted.layout.labels == full.layout.labels
+    assert np.abs(lifted.probs - full.probs).max() < 1e-12
+
+
+def test_post_keys_label_the_rows_past_the_draw():
+    g = game("nl27(ranks=6,suits=2,hand=2,stacks=10,post=value)")
+    history = ("c", "k", "d1", "d0")  # the big blind threw its lowest card, the button stood pat
+    assert g.private_labels(history, 1)[:3] == ("3-2", "4-2", "4-3")
+    assert len(g.private_labels(history, 1)) == 21  # 15 unpaired values and 6 pairs
+    assert g.private_labels(history[:3], 0) == g.private_labels((), 0)  # the button has not drawn yet
+    buckets = game("nl27(ranks=6,suits=2,hand=2,stacks=10,post=8)")
+    assert buckets.private_labels(history, 1) == tuple(f"value bucket {b}" for b in range(8))
+
+
+def test_rule_draws_keeping_recall_converge():
+    """draw=rule only takes draws away: the game keeps perfect recall, and CFR converges."""
+    solver = distcfr.Solver(game(_with(TWO_CARD, "draw=rule")))
+    first = solver.solve(iterations=10).exploitability()
+    assert solver.solve(iterations=300).exploitability() < min(1e-3, first / 20)
+
+
+def test_post_value_settles_on_a_one_card_deck():
+    """Keys forget the card thrown (imperfect recall): CFR's value and the lifted strategy's cost
+    settle, while a best response choosing per key need not fall to 0 (it is not a bound here)."""
+    g = game("nl27(ranks=6,suits=1,hand=1,stacks=4,post=value)")
+    solver = distcfr.Solver(g)
+    early = solver.solve(iterations=1000)
+    late = solver.solve(iterations=2000)
+    assert abs(early.value() - late.value()) < 1e-4
+    costs = [lift_strategy(g, s)[1].exploitability() for s in (early, late)]
+    assert 0.02 < costs[0] < 0.04 and abs(costs[0] - costs[1]) < 2e-3
+
+
+@pytest.mark.parametrize("spec", [_with(ONE_CARD, "post=value"), _with(ONE_CARD, "draw=rule,post=3"),
+                                  _with(TWO_CARD, "draw=rule"), _with(TWO_CARD, "post=value"),
+                                  _with(TWO_CARD, "draw=rule,post=4")])
+def test_a_lifted_strategy_keeps_its_value(spec):
+    """Both games share chance and payoffs: the lifted strategy's value is the abstract one's. A best
+    response found in the abstract game (one choice per key) is a strategy of the abstract game,
+    hence of the full game: it gains no more than the full game's best response against the lifted
+    strategy, and the rounds only add to the first, per-key one."""
+    abstract = game(spec)
+    strategy = distcfr.Strategy(Layout(abstract), _random_profile(Layout(abstract), 5))
+    full, lifted = lift_strategy(abstract, strategy)
+    assert full.spec == abstract.spec.replace(",draw=rule", "").replace(f",post={abstract.params.post}", "")
+    assert np.abs(lifted.probs.sum(axis=-1) - 1).max() < 1e-12
+    assert np.abs(lifted.value_per_variant - strategy.value_per_variant).max() < 1e-12
+    assert (lifted.best_response_per_variant >= strategy.best_response_per_variant - 1e-12).all()
+    rounds = abstract_exploitability(strategy)
+    assert (strategy.exploitability_per_variant() <= rounds + 1e-12).all()
+    assert (rounds <= lifted.exploitability_per_variant() + 1e-12).all()
+    assert (lifted.exploitability_per_variant() > 1e-6).all()
+
+
+def test_rounds_change_nothing_with_perfect_recall():
+    g = game(_with(TWO_CARD, "draw=rule"))
+    strategy = distcfr.Strategy(Layout(g), _random_profile(Layout(g), 2))
+    assert np.abs(abstract_exploitability(strategy) - strategy.exploitability_per_variant()).max() < 1e-12
+
+
+def test_rounds_find_what_the_per_key_response_misses():
+    """CFR's average on a game that forgets the card thrown: the per-key response, blind to which
+    states the responder reaches, finds almost nothing; weighing by its own reach finds more."""
+    strategy = distcfr.Solver(game("nl27(ranks=6,suits=1,hand=1,stacks=4,post=value)")).solve(iterations=1000)
+    assert strategy.exploitability() < 1e-4 and abstract_exploitability(strategy)[0] > 2e-4
+
+
+def test_the_abstract_best_response_chooses_per_key():
+    """A key holds states that would answer differently: the best response that must choose once per
+    key gains less than one choosing per (hand, cards received) state, which the same profile,
+    lifted, meets in the full game."""
+    abstract = game(_with(TWO_CARD, "post=value"))
+    layout = Layout(abstract)
+    uniform = distcfr.Strategy(layout, layout.uniform_strategy())
+    _, lifted = lift_strategy(abstract, uniform)
+    assert (lifted.best_response_per_variant > uniform.best_response_per_variant + 5e-4).any()
+
+
+def test_train_prints_an_abstract_games_tables(tmp_path, capsys):
+    spec = _with(TWO_CARD, "draw=rule,post=value")
+    assert main(["--game", spec, "--iterations", "5", "--workers", "0", "--out", str(tmp_path / "s.msgpack")]) == 0
+    out = capsys.readouterr().out
+    assert "draws on the main lines" in out and "after the draw, limp-check" in out
+    reader = distcfr.load_strategy(tmp_path / "s.msgpack")
+    keyed = [label for label in reader.labels() if label.startswith("5-4|")]
+    assert keyed and all(label.count("|") == 1 and "n" in label.split("|")[1] for label in keyed)
+
+
+def test_shards_of_an_abstract_game_add_up_to_the_whole():
+    spec = _with(TWO_CARD, "draw=rule,post=value")
+    one, three = distcfr.Solver(game(spec), shards=1), distcfr.Solver(game(spec), shards=3)
+    probs = _random_profile(one.layout, 4)
+    for p in (0, 1):
+        (q1, r1), (q3, r3) = one.shards.cfr_sums(probs, (p,))[p], three.shards.cfr_sums(probs, (p,))[p]
+        assert np.abs(q1 - q3).max() < 1e-12 and np.abs(r1 - r3).max() < 1e-12
+    assert np.abs(one.evaluator.exploitability(probs) - three.evaluator.exploitability(probs)).max() < 1e-12

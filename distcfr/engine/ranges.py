@@ -29,7 +29,6 @@ import math
 import numpy as np
 
 from distcfr.engine.layout import Layout
-from distcfr.games.draw27 import MASK_CODES
 from distcfr.games.nl27_abstraction import draw_count
 from distcfr.games.nl27_cards import Nl27Cards
 from distcfr.games.tree import TERMINAL
@@ -119,9 +118,7 @@ class RangeShard:
 
     def _final_ranks(self, draw: str) -> np.ndarray:
         """(all states after ``draw``,) the final hand's deuce-to-seven rank: a mask's, or the rule's."""
-        if draw[0] == "d":
-            return self.cards.final_ranks(_mask(draw))
-        return self.cards.rule_final_ranks(_count(draw))
+        return self.cards.final_ranks_of(draw)
 
     def _matrix(self, key: tuple, stub: int) -> np.ndarray:
         """(button states of the shard, big blind states) float64: chance weight x compatibility
@@ -287,14 +284,17 @@ class RangeBestResponseKernel:
         reach = self.shard.reach(sigma_t)
         return self.shard.cfr_values(sigma_t, reach, 0).sum(axis=0)
 
-    def br_start(self, sigma: np.ndarray) -> None:
+    def br_start(self, sigma: np.ndarray, own_reach: list | None = None) -> None:
+        """``own_reach[p][node]``: (states, B) weights of player p's states at its keyed nodes when a
+        key's choice sums their values (its own reach under a response found before, see
+        ``keyed_best_response_values``); None weighs every state alike."""
         shard = self.shard
         reach = shard.reach(sigma.transpose(1, 0, 2))
         values = [[None] * shard.tree.n_nodes for _ in (0, 1)]
         for p in (0, 1):
             for node, value in shard.terminal_values(reach, p).items():
                 values[p][node] = value
-        self._state = {"values": values, "kids": {}}
+        self._state = {"values": values, "kids": {}, "own": own_reach}
 
     def _require_state(self) -> dict:
         from distcfr.engine.best_response import BestResponseStateLost
@@ -330,7 +330,9 @@ class RangeBestResponseKernel:
             rows, keys = shard.rows[node], shard.keys[node]
             base = depth_rows[player].start - (0 if player == 0 else n_first)
             if keys is not None:  # a keyed node: one choice per key, its states' values summed
-                node_kids = sum_by_key(keys, node_kids, rows.stop - rows.start)
+                own = state["own"]
+                weighted = node_kids if own is None else node_kids * own[player][node][..., None]
+                node_kids = sum_by_key(keys, weighted, rows.stop - rows.start)
             q[rows.start - base:rows.stop - base, :, :node_kids.shape[-1]] += node_kids
         return q.transpose(1, 0, 2)
 
@@ -359,12 +361,46 @@ class RangeBestResponseKernel:
         return np.stack([state["values"][p][0].sum(axis=0) for p in (0, 1)])
 
 
+def keyed_best_response_values(layout: Layout, sigma: np.ndarray, rounds: int = 10) -> np.ndarray:
+    """(2, B) what each player gets by best-responding to ``sigma`` (B, n_is, A) in an nl27 game
+    whose post keys forget cards, one process. With perfect recall the level-by-level response is
+    the best; a key, though, holds states the responder reaches or not by its own earlier choices,
+    so each round weighs a key's states by the responder's own reach under the previous round's
+    response (the first round: all alike) and chooses again, keeping the best values. Every
+    round's values are those of a strategy of the abstract game: a lower bound of its best
+    response, and at least the level-by-level one."""
+    tree, b = layout.tree, layout.n_variants
+    shard = RangeShard(layout, 0, layout.game.n_hands)
+    kernel = RangeBestResponseKernel(shard)
+    best_values, own, last = None, None, None
+    for _ in range(rounds):
+        kernel.br_start(sigma, own)
+        choice = np.zeros((b, layout.n_infosets), dtype=np.int64)  # (B, n_is) the response's actions
+        for level in reversed(range(tree.n_levels)):
+            total = kernel.br_level_q(level)  # (B, n_rows, A)
+            if total is None:
+                continue
+            depth_rows = [layout.rows_at(p, level) for p in (0, 1)]
+            mask = np.concatenate([layout.variant_mask[:, rows] for rows in depth_rows], axis=1)
+            best = np.where(mask, total, -np.inf).argmax(axis=-1)  # (B, n_rows)
+            kernel.br_level_apply(level, best)
+            n_first = depth_rows[0].stop - depth_rows[0].start
+            choice[:, depth_rows[0]], choice[:, depth_rows[1]] = best[:, :n_first], best[:, n_first:]
+        values = kernel.br_root()  # (2, B)
+        best_values = values if best_values is None else np.maximum(best_values, values)
+        if last is not None and np.array_equal(choice, last):
+            break
+        last = choice
+        pure = np.zeros((b, layout.n_infosets, layout.max_actions))
+        np.put_along_axis(pure, choice[..., None], 1.0, axis=-1)
+        reach = shard.reach(pure.transpose(1, 0, 2))  # each player's own reach under its response
+        own = [[reach[p][n] if shard.keys[n] is not None and tree.player[n] == p else None
+                for n in range(tree.n_nodes)] for p in (0, 1)]
+    return best_values
+
+
 def _count(draw: str) -> int:
     return draw_count(draw)
-
-
-def _mask(draw: str) -> int:
-    return MASK_CODES.index(draw[1])
 
 
 def sum_by_key(keys: np.ndarray, values: np.ndarray, n_keys: int) -> np.ndarray:

@@ -145,11 +145,11 @@ class Nl27(LowballDeckGame):
         if p.draw not in DRAWS:
             raise BadParameter(f"nl27 draw is all or rule, got {p.draw!r}")
         try:
-            ok = parse_post(str(p.post)) == p.post
+            post = parse_post(str(p.post))
         except ValueError as err:
             raise BadParameter(f"nl27 {err}, got {p.post!r}") from None
-        if not ok:
-            raise BadParameter(f"nl27 post is recall, value or a number of buckets written as text, got {p.post!r}")
+        if post != p.post:
+            raise BadParameter(f"nl27 post is written {post!r}, got {p.post!r}")
 
     # ---- sizes --------------------------------------------------------------------------------
     @cached_property

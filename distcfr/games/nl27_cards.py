@@ -12,6 +12,7 @@ from functools import cache, cached_property
 import numpy as np
 
 from distcfr.cards import lowball27_rank
+from distcfr.games.draw27 import MASK_CODES
 from distcfr.games.lowball_deck import cards_text
 from distcfr.games.nl27_abstraction import post_keys, rule_masks, value_label
 
@@ -57,12 +58,6 @@ class Nl27Cards:
         k = bin(mask).count("1")
         return self._ranks_after(np.full(self.n_hands, mask, dtype=np.int64), k)
 
-    @cache  # noqa: B019
-    def rule_final_ranks(self, k: int) -> np.ndarray:
-        """(n_h * R_k,) deuce-to-seven rank of the final hand after drawing k by the rule (each hand
-        discarding its k worst cards: ``nl27_abstraction.rule_masks``)."""
-        return self._ranks_after(self.rule_masks[:, k], k)
-
     @cached_property
     def rule_masks(self) -> np.ndarray:
         """(n_h, H+1) int64: the mask each hand discards drawing 0..H by the rule."""
@@ -71,12 +66,29 @@ class Nl27Cards:
     def _ranks_after(self, masks: np.ndarray, k: int) -> np.ndarray:
         """(n_h * R_k,) final ranks when hand i discards ``masks[i]`` (k bits each) and receives each
         k-card set in turn."""
+        return lowball27_rank(self.final_hands(masks, k))
+
+    def final_hands(self, masks: np.ndarray, k: int) -> np.ndarray:
+        """(n_h * R_k, H) card ids of the final hands when hand i discards ``masks[i]`` (k bits each)
+        and receives each k-card set in turn (hand-major, as the states)."""
         kept_at = (masks[:, None] >> np.arange(self.hand)[None, :] & 1) == 0  # (n_h, H) positions kept
         kept = self.hands[kept_at].reshape(self.n_hands, self.hand - k)  # (n_h, H-k), ascending
         got = self.received(k)  # (n_h, R, k)
         kept = np.broadcast_to(kept[:, None, :], (*got.shape[:2], self.hand - k))
-        final = np.concatenate([kept, got], axis=2).reshape(-1, self.hand)
-        return lowball27_rank(self.deck[final])
+        return self.deck[np.concatenate([kept, got], axis=2).reshape(-1, self.hand)]
+
+    @cache  # noqa: B019
+    def final_ranks_of(self, code: str) -> np.ndarray:
+        """(n_h * R_k,) deuce-to-seven rank of the final hand after the draw ``code`` (``d<m>`` or ``n<k>``)."""
+        masks = self.draw_masks(code)
+        return self._ranks_after(masks, bin(int(masks[0])).count("1"))
+
+    def draw_masks(self, code: str) -> np.ndarray:
+        """(n_h,) int64: the mask each hand discards with the draw ``code`` (``d<m>``: m for every
+        hand; ``n<k>``: its rule mask of k)."""
+        if code[0] == "n":
+            return self.rule_masks[:, int(code[1:])]
+        return np.full(self.n_hands, MASK_CODES.index(code[1]), dtype=np.int64)
 
     # ---- post-draw keys (post=value or buckets): a table row per key of the deck's hands -------------
     @cache  # noqa: B019

@@ -73,6 +73,9 @@ class SpotReader:
             game, index = self.game, self.strategy.layout.label_index
             obs = game.observation(history, player)
             rows = np.array([index[f"{private}|{obs}"] for private in game.private_labels(history, player)])
+            if game.keyed(history, player):  # each (hand, received) state reads its post key's row
+                code = game.own_draw_code(history, player)
+                rows = rows[self.cards.state_keys(self.cards.final_ranks_of(code), game.params.post)]
             self._shared[key] = rows, len(game.actions(history))
         rows, n_actions = self._shared[key]
         return self.strategy.probs[self.variant, rows, :n_actions].astype(np.float64)
@@ -125,12 +128,20 @@ class SpotReader:
         cards = self.cards
         return _rows(cards.hands, cards)
 
-    def final_rows(self, mask: int) -> Rows:
-        """The post-draw states after discarding ``mask``, by final hand (class), in the final-hand
+    @property
+    def draw_codes(self) -> list[str]:
+        """The draw actions: every mask (``d<m>``), or the rule's counts (``n<k>``)."""
+        h = self.game.params.hand
+        if self.game.params.draw == "rule":
+            return [f"n{k}" for k in range(h + 1)]
+        return [f"d{MASK_CODES[m]}" for m in range(2**h)]
+
+    def final_rows(self, code: str) -> Rows:
+        """The post-draw states after the draw ``code``, by final hand (class), in the final-hand
         order of ``final_order``."""
-        key = ("final", mask)
+        key = ("final", code)
         if key not in self._shared:
-            labels, of_state, _ = self._final_classes(mask)
+            labels, of_state, _ = self._final_classes(code)
             order = {label: i for i, label in enumerate(self.final_order)}
             at = np.array([order[x] for x in labels], dtype=np.int64)
             self._shared[key] = Rows(self.final_order, at[of_state])
@@ -141,28 +152,23 @@ class SpotReader:
         """Every final hand class, best first."""
         if "final_order" not in self._shared:
             best: dict[str, int] = {}
-            for mask in range(2**self.game.params.hand):
-                labels, _, ranks = self._final_classes(mask)
+            for code in self.draw_codes:
+                labels, _, ranks = self._final_classes(code)
                 for label, rank in zip(labels, ranks):
                     best[label] = min(rank, best.get(label, rank))
             self._shared["final_order"] = sorted(best, key=lambda x: (best[x], x))
         return self._shared["final_order"]
 
-    def _final_classes(self, mask: int):
-        """(class label per post-draw state, its deuce-to-seven rank) after discarding ``mask``."""
-        key = ("classes", mask)
+    def _final_classes(self, code: str):
+        """(class label per post-draw state, its deuce-to-seven rank) after the draw ``code``."""
+        key = ("classes", code)
         if key not in self._shared:
-            self._shared[key] = self._classes(mask)
+            self._shared[key] = self._classes(code)
         return self._shared[key]
 
-    def _classes(self, mask: int):
-        """(class labels, each state's class (n_states,), each class's best rank) after ``mask``."""
-        cards, h = self.cards, self.game.params.hand
-        k = bin(mask).count("1")
-        keep = [j for j in range(h) if not mask >> j & 1]
-        got = cards.received(k)  # (n_h, R, k) deck positions
-        kept = np.broadcast_to(cards.hands[:, None, keep], (*got.shape[:2], len(keep)))
-        final = cards.deck[np.concatenate([kept, got], axis=2).reshape(-1, h)]  # (n_h * R, h) card ids
+    def _classes(self, code: str):
+        """(class labels, each state's class (n_states,), each class's best rank) after ``code``."""
+        final = self.cards.final_hands(self.cards.draw_masks(code), draw_count(code))  # (n_h * R, h) card ids
         return _classes_of(final)
 
     # ---- spots ----------------------------------------------------------------------------------
@@ -230,12 +236,12 @@ class SpotReader:
 
     def draw_histories(self, line: tuple) -> list[tuple]:
         """The histories right after both draws on ``line`` (every pair of masks)."""
-        masks = [f"d{MASK_CODES[m]}" for m in range(2**self.game.params.hand)]
-        return [(*line, a, b) for a in masks for b in masks]
+        codes = self.draw_codes
+        return [(*line, a, b) for a in codes for b in codes]
 
     def post_rows(self, history: tuple, player: int) -> Rows:
         """Final-hand rows of ``player``'s states after ``history`` (past its draw)."""
-        return self.final_rows(self.game.own_draw(history, player))
+        return self.final_rows(self.game.own_draw_code(history, player))
 
     def draw_choice(self, history: tuple) -> list[str | None]:
         """Per starting hand row: the draw most played at ``history`` (``pat`` or ``-`` and the ranks
@@ -255,10 +261,11 @@ class SpotReader:
             weights: dict[str, float] = {}
             for i in members:
                 held = [int(c) for c in cards.deck[cards.hands[i]]]  # card ids, lowest first (mask bit j: held[j])
-                for mask in range(2**h):
+                for a, code in enumerate(self.draw_codes):
+                    mask = int(cards.draw_masks(code)[i])
                     thrown = sorted((held[j] for j in range(h) if mask >> j & 1), reverse=True)
                     key = "pat" if not thrown else "-" + "".join(RANKS[c // 4] for c in thrown)
-                    weights[key] = weights.get(key, 0.0) + reach[i] * probs[i, mask] / mass
+                    weights[key] = weights.get(key, 0.0) + reach[i] * probs[i, a] / mass
             choice = max(weights, key=weights.get)
             out.append(choice if weights[choice] > 0.995 else f"{choice} {weights[choice]:.0%}")
         return out
@@ -287,7 +294,8 @@ def _classes_of(ids: np.ndarray) -> tuple[list[str], np.ndarray, list[int]]:
 
 def _category(code: str) -> str:
     """An action code's kind: fold, check, call, bet, raise, allin or draw."""
-    return {"f": "fold", "k": "check", "c": "call", "a": "allin", "b": "bet", "r": "raise", "d": "draw"}[code[0]]
+    kinds = {"f": "fold", "k": "check", "c": "call", "a": "allin", "b": "bet", "r": "raise", "d": "draw", "n": "draw"}
+    return kinds[code[0]]
 
 
 def _pct(x: float) -> str | None:
@@ -348,9 +356,9 @@ def _draw_tables(game, reader: SpotReader, per: str) -> list[Table]:
         columns.append(f"{name}: BB")
         cells.append(reader.draw_choice(line))
         for k in range(h + 1):
-            mask = next(m for m in range(2**h) if bin(m).count("1") == k)
+            code = next(c for c in reader.draw_codes if draw_count(c) == k)
             columns.append(f"{name}: BTN, BB drew {k}")
-            cells.append(reader.draw_choice((*line, f"d{MASK_CODES[mask]}")))
+            cells.append(reader.draw_choice((*line, code)))
     if not columns:
         return []
     table = Table(f"draws on the main lines {per} (pat, or - and the ranks thrown; - alone: not reached)", columns)
