@@ -204,7 +204,7 @@ def test_both_kernels_keep_the_sampled_kernel_contract(spec):
 
 
 # ---- the command line ------------------------------------------------------------------------------
-def test_train_solves_nl27_by_sampling_and_gives_the_exact_figure_of_the_abstract_game(tmp_path, capsys):
+def test_train_solves_nl27_by_sampling_and_gives_its_exact_exploitability_in_the_full_game(tmp_path, capsys):
     import json
 
     from distcfr.evaluate.class_strategy import load_class_strategy

@@ -78,7 +78,7 @@ class ClassStrategy:
         """(B,) the exact exploitability per stack (BB per hand) of these tables, every deal enumerated
         (:meth:`to_exact`); BadParameter (one line) where the game is too large or does not fit."""
         check_exact_reach(self.game)
-        return self.to_exact().exploitability_per_variant()
+        return self.kernel.exact_exploitability(self.to_exact())
 
     def as_stored(self) -> ClassStrategy:
         """The same strategy with its probabilities rounded as its file keeps them (float16), as

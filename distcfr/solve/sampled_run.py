@@ -132,7 +132,7 @@ class SampledRun(RunHooks):
         if not self.brackets:
             self.report.say(f"  {solver.game.name}'s sampled solve has no exploitability bracket yet: value readings "
                             "say how far its values still move (on decks the exact solver takes, "
-                            "--exact-exploitability gives the exact figure of the abstract game)")
+                            "--exact-exploitability gives the saved strategy's exact exploitability in the full game)")
         elif fits and not self.evaluates:
             self.report.say(f"  progress brackets: none; at {self.per_class:,} deals per hand class (a quarter of the "
                             f"final bracket's) they could not tell this strategy from an equilibrium; "
