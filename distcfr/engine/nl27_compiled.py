@@ -125,7 +125,7 @@ def _fixed(x):
 @intrinsic
 def _prefetch(typingctx, array, i, j, write):
     """Ask the CPU to bring array[i, j] (the first element there) into its caches (for writing if
-    ``write``, a literal 0 or 1): the next pair's rows, whose loads would otherwise wait in turn."""
+    ``write``, a literal 0 or 1): the next decision's rows, whose loads would otherwise wait in turn."""
     if not isinstance(array, types.Array) or not isinstance(write, types.IntegerLiteral):
         return None
 
