@@ -7,8 +7,12 @@ added in float64 to its class's rows of the class tables (deals in order, so a c
 only on its own deals), and, rounded per deal to int64 units of ``KEY_SUM_UNIT``, to its post-draw
 keys' rows (integer sums: their order changes no bit). A table column that copies an action (its
 ``alias``) plays that action: its probability is folded onto it, and its value is that action's.
-A post-draw betting whose opponent's reach is 0 at every stack adds nothing but the own reach and
-is worth nothing upstream (every path to it is weighted by that 0): its values are skipped.
+After the draw, a line's betting is worked for all pairs of draw counts someone reaches at once,
+decision after decision, so that the loops over the pairs are long and alike and the tree's
+bookkeeping is done once per decision. A pair whose opponent's reach is 0 at every stack adds
+nothing but the own reach and is worth nothing upstream (every path to it is weighted by that 0):
+with no traverser, or no reach of its own either, it is left out. The real deck's tables do not fit
+in the caches: the next decision's rows are prefetched while one is worked.
 """
 
 from __future__ import annotations
@@ -17,6 +21,10 @@ import dataclasses
 
 import numba
 import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from distcfr.engine.sampled_kernel import KEY_SUM_UNIT
 
@@ -114,130 +122,158 @@ def _fixed(x):
     return np.int64(np.rint(y))
 
 
-@numba.njit(inline="always")
-def _fold(post0, post1, r0, r1, u, col, g, alias, prob):
-    """prob[g] (B, A): player u's strategy at column ``col`` of its row (r0 of ``post0`` or r1 of
-    ``post1``), each column's probability added onto the action it plays, in np.add.at's order."""
-    for b in range(alias.shape[1]):
-        for a in range(alias.shape[2]):
-            prob[g, b, a] = 0.0
-        if u == 0:
-            for c in range(alias.shape[2]):
-                prob[g, b, alias[g, b, c]] += post0[r0, col, b, c]
-        else:
-            for c in range(alias.shape[2]):
-                prob[g, b, alias[g, b, c]] += post1[r1, col, b, c]
+@intrinsic
+def _prefetch(typingctx, array, i, j, write):
+    """Ask the CPU to bring array[i, j] (the first element there) into its caches (for writing if
+    ``write``, a literal 0 or 1): the next decision's rows, whose loads would otherwise wait in turn."""
+    if not isinstance(array, types.Array) or not isinstance(write, types.IntegerLiteral):
+        return None
+
+    def codegen(context, builder, signature, args):
+        aryty = signature.args[0]
+        ary = context.make_array(aryty)(context, builder, args[0])
+        zero = context.get_constant(types.intp, 0)
+        at = [args[1], args[2]] + [zero] * (aryty.ndim - 2)
+        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, at)
+        byte_ptr = ir.IntType(8).as_pointer()
+        i32 = ir.IntType(32)
+        fnty = ir.FunctionType(ir.VoidType(), [byte_ptr, i32, i32, i32])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+        builder.call(fn, [builder.bitcast(ptr, byte_ptr), ir.Constant(i32, write.literal_value),
+                          ir.Constant(i32, 3), ir.Constant(i32, 1)])
+        return context.get_dummy_value()
+
+    return types.void(array, i, j, write), codegen
 
 
 @numba.njit(**_JIT)
-def _post_line(li, d, i, a0, a1, player, pre_reach, draw0, draw1, win, keys0, keys1, post0, post1, read0, read1,
-               slot, post_q, post_r, line_start, kind, who, col_of, child, nch, alias, dec_start, dec_list, reach, prob,
-               val, dead, v_post):
+def _post_pairs(li, d, i, a0, a1, player, sign, pre_reach, draw0, draw1, win, keys0, keys1, post0, post1, read0,
+                read1, slot, post_q, post_r, line_start, kind, who, col_of, child, nch, alias, leaf, dec_start,
+                dec_list, pairs, rows0, rows1, own_slot, sw, live, reach, prob, val, v_post):
     """Line ``li``'s betting after the draw on deal ``d`` (line item ``i`` before the draw, whose reach
-    is ``pre_reach[:, i]``) for every pair of draw counts: writes the traverser's (the button's without
-    one) value at its root to ``v_post`` (H+1, H+1, B) [k1, k0]; adds the traverser's post-draw sums.
-    A pair's players play rows read_u[keys_u[d, pair]] of ``post_u``; ``win[d, pair]`` + 1 is the
-    showdown sign's plane of ``val`` (3, nodes, B), whose leaves hold their values. Only the
-    decisions are walked (``dec_list[dec_start[li]:dec_start[li + 1]]``, breadth first)."""
+    is ``pre_reach[:, i]``) for every pair of draw counts at once: writes the traverser's (the button's
+    without one) value at its root to ``v_post`` (H+1, H+1, B) [k1, k0]; adds the traverser's
+    post-draw sums. The pairs someone reaches are listed first (``pairs``, their rows, slots and
+    signed showdown signs ``sw``), then each decision is worked for all of them together: its loops
+    over the pairs are long and alike, the tree's bookkeeping done once per decision. A pair's
+    players play rows read_u[keys_u[d, pair]] of ``post_u``; ``leaf`` (nodes, B) a fold's value, a
+    showdown's pot share (times the pair's ``sw``)."""
     root = line_start[li]
     hh, b_count, a_width = v_post.shape[0], v_post.shape[2], alias.shape[2]
     k2 = hh * hh
     opp = 1 - player
     first, stop = dec_start[li], dec_start[li + 1]
+    m = 0
     for k1 in range(hh):
         for k0 in range(hh):
             pair = k1 * hh + k0
-            live, own_live = False, False
+            on, own_on = False, False
             for b in range(b_count):
-                reach[0, root, b] = pre_reach[0, i, b] * draw0[a0, li, k1, b, k0]
-                reach[1, root, b] = pre_reach[1, i, b] * draw1[a1, li, b, k1]
+                r0 = pre_reach[0, i, b] * draw0[a0, li, k1, b, k0]
+                r1 = pre_reach[1, i, b] * draw1[a1, li, b, k1]
+                reach[0, root, m, b] = r0
+                reach[1, root, m, b] = r1
                 v_post[k1, k0, b] = 0.0
                 if player < 0:
-                    live |= reach[0, root, b] != 0.0 and reach[1, root, b] != 0.0
+                    on |= r0 != 0.0 and r1 != 0.0
                 else:
-                    live |= reach[opp, root, b] != 0.0
-                    own_live |= reach[player, root, b] != 0.0
-            if not live and not own_live:  # worth nothing upstream, adds nothing
+                    on |= reach[opp, root, m, b] != 0.0
+                    own_on |= reach[player, root, m, b] != 0.0
+            if not on and not own_on:  # worth nothing upstream, adds nothing
                 continue
-            key0, key1 = keys0[d, pair], keys1[d, pair]
-            r0, r1 = read0[key0], read1[key1]
-            if not live:  # the own reach only: the own rows read, no values
-                key_slot = slot[key0] if player == 0 else slot[key1]
-                for x in range(first, stop):
-                    g = dec_list[x]
-                    if who[g] == player:
-                        col = col_of[g] * k2 + pair
-                        _fold(post0, post1, r0, r1, player, col, g, alias, prob)
-                        for b in range(b_count):
-                            post_r[key_slot, col, b] += _fixed(reach[player, g, b])
-                        for a in range(nch[g]):
-                            for b in range(b_count):
-                                reach[player, child[g, a], b] = reach[player, g, b] * prob[g, b, a]
-                    else:
-                        for a in range(nch[g]):
-                            for b in range(b_count):
-                                reach[player, child[g, a], b] = reach[player, g, b]
-                continue
-            s = np.int64(win[d, pair]) + 1
-            if player < 0:  # the values, leaves first, strategies read on the way
-                for x in range(stop - 1, first - 1, -1):
-                    g = dec_list[x]
-                    _fold(post0, post1, r0, r1, who[g], col_of[g] * k2 + pair, g, alias, prob)
-                    for b in range(b_count):
-                        v = 0.0
-                        for a in range(nch[g]):
-                            v += prob[g, b, a] * val[s, child[g, a], b]
-                        val[s, g, b] = v
-                for b in range(b_count):
-                    v_post[k1, k0, b] = val[s, root, b]
-                continue
-            dead[root] = False
-            for x in range(first, stop):  # reach, breadth first; dead: the opponent never reaches it
-                g = dec_list[x]
-                u = who[g]
-                if dead[g] and u != player:  # the own reach passes through, the opponent's row unread
-                    for a in range(nch[g]):
-                        c = child[g, a]
-                        if kind[c] == _KIND_DECISION:
-                            dead[c] = True
-                            for b in range(b_count):
-                                reach[player, c, b] = reach[player, g, b]
-                                reach[opp, c, b] = 0.0
-                    continue
-                _fold(post0, post1, r0, r1, u, col_of[g] * k2 + pair, g, alias, prob)
-                for a in range(nch[g]):
-                    c = child[g, a]
-                    if kind[c] != _KIND_DECISION:
-                        continue
-                    alive = False
-                    for b in range(b_count):
-                        reach[u, c, b] = reach[u, g, b] * prob[g, b, a]
-                        reach[1 - u, c, b] = reach[1 - u, g, b]
-                        alive |= reach[opp, c, b] != 0.0
-                    dead[c] = not alive
-            key_slot = slot[key0] if player == 0 else slot[key1]
-            for x in range(stop - 1, first - 1, -1):  # values and the traverser's sums, leaves first
-                g = dec_list[x]
-                col = col_of[g] * k2 + pair
-                if dead[g]:  # worth nothing: every path to it weighs 0
-                    for b in range(b_count):
-                        val[s, g, b] = 0.0
+            pairs[m] = pair
+            rows0[m], rows1[m] = read0[keys0[d, pair]], read1[keys1[d, pair]]
+            sw[m] = sign * win[d, pair]
+            live[m] = on
+            if player >= 0:
+                own_slot[m] = slot[keys0[d, pair]] if player == 0 else slot[keys1[d, pair]]
+            m += 1
+    if m == 0:
+        return
+    for x in range(stop - 1, first - 1, -1):  # strategies and values, leaves first
+        g = dec_list[x]
+        col0 = col_of[g] * k2
+        if x > first:  # the next decision's rows on their way
+            g_next = dec_list[x - 1]
+            col_next = col_of[g_next] * k2
+            for k in range(m):
+                if who[g_next] == 0:
+                    _prefetch(post0, rows0[k], col_next + pairs[k], 0)
                 else:
-                    for b in range(b_count):
-                        v = 0.0
-                        for a in range(nch[g]):
-                            v += prob[g, b, a] * val[s, child[g, a], b]
-                        val[s, g, b] = v
-                if who[g] == player:
-                    for b in range(b_count):
-                        r_opp = reach[opp, g, b]
-                        if r_opp != 0.0:
-                            for c in range(a_width):
-                                q = r_opp * val[s, child[g, alias[g, b, c]], b]
-                                post_q[key_slot, col, b, c] += _fixed(q)
-                        post_r[key_slot, col, b] += _fixed(reach[player, g, b])
+                    _prefetch(post1, rows1[k], col_next + pairs[k], 0)
+        for k in range(m):
             for b in range(b_count):
-                v_post[k1, k0, b] = val[s, root, b]
+                for a in range(a_width):
+                    prob[g, k, b, a] = 0.0
+                val[g, k, b] = 0.0
+        if who[g] == 0:
+            for k in range(m):
+                r, col = rows0[k], col0 + pairs[k]
+                for b in range(b_count):
+                    for c in range(a_width):
+                        prob[g, k, b, alias[g, b, c]] += post0[r, col, b, c]
+        else:
+            for k in range(m):
+                r, col = rows1[k], col0 + pairs[k]
+                for b in range(b_count):
+                    for c in range(a_width):
+                        prob[g, k, b, alias[g, b, c]] += post1[r, col, b, c]
+        for a in range(nch[g]):
+            c = child[g, a]
+            if kind[c] == _KIND_DECISION:
+                for k in range(m):
+                    for b in range(b_count):
+                        val[g, k, b] += prob[g, k, b, a] * val[c, k, b]
+            elif kind[c] == _KIND_FOLD:
+                for k in range(m):
+                    for b in range(b_count):
+                        val[g, k, b] += prob[g, k, b, a] * leaf[c, b]
+            else:
+                for k in range(m):
+                    for b in range(b_count):
+                        val[g, k, b] += prob[g, k, b, a] * (sw[k] * leaf[c, b])
+    for k in range(m):
+        if live[k]:
+            k1, k0 = pairs[k] // hh, pairs[k] % hh
+            for b in range(b_count):
+                v_post[k1, k0, b] = val[root, k, b] if kind[root] == _KIND_DECISION else sw[k] * leaf[root, b]
+    if player < 0:
+        return
+    for x in range(first, stop):  # the traverser's sums, reach breadth first
+        g = dec_list[x]
+        u = who[g]
+        if u == player:
+            col0 = col_of[g] * k2
+            for x_next in range(x + 1, stop):  # the next own decision's sums on their way
+                if who[dec_list[x_next]] == player:
+                    col_next = col_of[dec_list[x_next]] * k2
+                    for k in range(m):
+                        _prefetch(post_q, own_slot[k], col_next + pairs[k], 1)
+                        _prefetch(post_r, own_slot[k], col_next + pairs[k], 1)
+                    break
+            for k in range(m):
+                at, col = own_slot[k], col0 + pairs[k]
+                for b in range(b_count):
+                    r_opp = reach[opp, g, k, b]
+                    if r_opp != 0.0:
+                        for c in range(a_width):
+                            t = child[g, alias[g, b, c]]
+                            if kind[t] == _KIND_DECISION:
+                                v = val[t, k, b]
+                            elif kind[t] == _KIND_FOLD:
+                                v = leaf[t, b]
+                            else:
+                                v = sw[k] * leaf[t, b]
+                            post_q[at, col, b, c] += _fixed(r_opp * v)
+                    post_r[at, col, b] += _fixed(reach[player, g, k, b])
+        for a in range(nch[g]):
+            c = child[g, a]
+            if kind[c] != _KIND_DECISION:
+                continue
+            for k in range(m):
+                for b in range(b_count):
+                    reach[u, c, k, b] = reach[u, g, k, b] * prob[g, k, b, a]
+                    reach[1 - u, c, k, b] = reach[1 - u, g, k, b]
 
 
 @numba.njit(**_JIT)
@@ -261,22 +297,22 @@ def cfr_pass(tree, player, group, at0, at1, win, keys0, keys1, pre0, pre1, draw0
     sign = -1.0 if player == 1 else 1.0
     opp = 1 - player
     dec_list = np.flatnonzero(post_kind == _KIND_DECISION)  # the decisions after the draw, line after line
-    dec_start = np.searchsorted(dec_list, line_start)  # line l's: dec_list[dec_start[l]:dec_start[l + 1]]
+    dec_start = np.searchsorted(dec_list, line_start)  # line l's: dec_list[dec_start[l]:dec_start[l + 1]], BFS
     reach = np.empty((2, n_items, b_count))
     prob = np.zeros((n_items, b_count, a_count))
     val = np.empty((n_items, b_count))
     n_post = len(post_kind)
-    n_reach = np.empty((2, n_post, b_count))
-    n_prob = np.zeros((n_post, b_count, post_a))
-    n_val = np.zeros((3, n_post, b_count))  # [win + 1]: the leaves' values, then each decision's
-    n_dead = np.zeros(n_post, np.bool_)
+    leaf = np.zeros((n_post, b_count))  # a fold's value, a showdown's pot share
     for g in range(n_post):
-        for s in range(3):
-            for b in range(b_count):
-                if post_kind[g] == _KIND_FOLD:
-                    n_val[s, g, b] = sign * post_amount[g, b]
-                elif post_kind[g] == _KIND_SHOWDOWN:
-                    n_val[s, g, b] = (sign * (s - 1)) * post_amount[g, b]
+        for b in range(b_count):
+            leaf[g, b] = sign * post_amount[g, b] if post_kind[g] == _KIND_FOLD else post_amount[g, b]
+    pairs, rows0, rows1, own_slot = np.zeros(k2, np.int64), np.zeros(k2, np.int64), np.zeros(k2, np.int64), \
+        np.zeros(k2, np.int64)
+    sw = np.zeros(k2)
+    live = np.zeros(k2, np.bool_)
+    m_reach = np.zeros((2, n_post, k2, b_count))
+    m_prob = np.zeros((n_post, k2, b_count, post_a))
+    m_val = np.zeros((n_post, k2, b_count))
     v_post = np.empty((hh, hh, b_count))
     v_btn = np.empty((hh, b_count))
     p1 = np.empty((hh, b_count))
@@ -312,9 +348,10 @@ def cfr_pass(tree, player, group, at0, at1, win, keys0, keys1, pre0, pre1, draw0
                     val[i, b] = sign * amount[i, b]
             elif k == _KIND_LINE:
                 li = line_of[i]
-                _post_line(li, d, i, a0, a1, player, reach, draw0, draw1, win, keys0, keys1, post0, post1, read0,
-                           read1, slot, post_q, post_r, line_start, post_kind, post_who, post_col, post_child,
-                           post_nch, post_alias, dec_start, dec_list, n_reach, n_prob, n_val, n_dead, v_post)
+                _post_pairs(li, d, i, a0, a1, player, sign, reach, draw0, draw1, win, keys0, keys1, post0, post1,
+                            read0, read1, slot, post_q, post_r, line_start, post_kind, post_who, post_col, post_child,
+                            post_nch, post_alias, leaf, dec_start, dec_list, pairs, rows0, rows1, own_slot, sw, live,
+                            m_reach, m_prob, m_val, v_post)
                 for k1 in range(hh):
                     for b in range(b_count):
                         p1[k1, b] = reach[1, i, b] * draw1[a1, li, b, k1]

@@ -286,9 +286,8 @@ class SampledNl27(LowballDeals):
             self._compiled_pass(sigma, got, player, group[cut], sums=sums, post_sums=(post_q, post_r, slot))
         rows = mine[np.cumsum(present) - present]  # (G,) the classes, in order
         result = {name: ClassTotals(rows, q.astype(np.float32), r.astype(np.float32)) for name, (q, r) in sums.items()}
-        if key_sums is None:
-            touched = np.flatnonzero(post_r.reshape(len(post_r), -1).any(1) | post_q.reshape(len(post_q), -1).any(1))
-            result[post.name] = ClassTotals(reached[touched], post_q[touched], post_r[touched])
+        if key_sums is None:  # the rows of every key a deal reached (a scan for the nonzero ones costs more)
+            result[post.name] = ClassTotals(reached, post_q, post_r)
         return result
 
     def _compiled_pass(self, sigma: dict, hands: tuple, player: int, group=None, values=None, sums=None,
