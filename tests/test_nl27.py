@@ -196,15 +196,23 @@ def test_strategy_files_bitwise_equal_on_0_1_2_3_workers(ray_local, tmp_path):
     ("nl27(stacks=0.5:3:0.5)", "more than the big blind"),
     ("nl27(limp=2)", "limp is 0"),
     ("nl27(ranks=3,hand=1)", "too small"),
-    ("nl27(ranks=13,suits=4,hand=5)", "private states"),
-    ("nl27(ranks=13,suits=2,hand=1,stacks=1.5:300:0.5)", "table cells"),
 ])
 def test_bad_specs_are_refused_in_one_line(spec, words, capsys):
     with pytest.raises(BadParameter, match=words):
-        g = game(spec)
-        problem = g.exact_size_problem()
-        if problem:
-            raise BadParameter(problem)
+        game(spec)
     assert main(["--game", spec, "--iterations", "1", "--workers", "0", "--no-tables"]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("spec, words", [
+    ("nl27(ranks=13,suits=4,hand=5)", "private states"),
+    ("nl27(ranks=13,suits=2,hand=1,stacks=1.5:300:0.5)", "table cells"),
+])
+def test_games_beyond_the_exact_solver_are_refused_by_it_in_one_line(spec, words):
+    """train samples them instead (tests/test_sampled_nl27.py); the exact solver says why it cannot."""
+    from distcfr.solve.solver import Solver
+
+    assert words in game(spec).exact_size_problem()
+    with pytest.raises(BadParameter, match=words):
+        Solver(game(spec))
