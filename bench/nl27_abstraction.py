@@ -1,6 +1,6 @@
 """What nl27's card abstractions cost, where the exact solver reaches: each deck is solved in the
 perfect-recall game and in every abstraction {draw all, rule} x {post recall, value, 8 buckets};
-each abstract strategy is lifted to the perfect-recall game (``distcfr.games.nl27_lift``) and its
+each abstract strategy is lifted to the perfect-recall game (``distcfr.evaluate.nl27_lift``) and its
 exact exploitability there is the abstraction's cost.
 
     OPENBLAS_NUM_THREADS=1 python bench/nl27_abstraction.py                   # every deck, stacks 10 and 20
@@ -21,7 +21,7 @@ import json
 import time
 
 import distcfr
-from distcfr.games.nl27_lift import abstract_exploitability, lift_strategy
+from distcfr.evaluate.nl27_lift import abstract_exploitability, lift_strategy
 
 # (deck, iterations): the 2-card decks cost ~100x an iteration of the 1-card write-up's deck
 DECKS = (((13, 1, 1), 600), ((13, 2, 1), 300), ((13, 4, 1), 300), ((4, 2, 2), 300), ((6, 2, 2), 100),

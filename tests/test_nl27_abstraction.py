@@ -9,8 +9,8 @@ import distcfr
 from distcfr.cards import parse
 from distcfr.engine.layout import Layout
 from distcfr.errors import BadParameter
+from distcfr.evaluate.nl27_lift import abstract_exploitability, lift_strategy
 from distcfr.games.nl27_abstraction import rule_masks
-from distcfr.games.nl27_lift import abstract_exploitability, lift_strategy
 from distcfr.train import main
 
 

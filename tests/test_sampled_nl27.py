@@ -215,7 +215,7 @@ def test_train_solves_nl27_by_sampling_and_gives_its_exact_exploitability_in_the
                  "--batch", "500", "--exact-exploitability", "--out", str(out), "--summary-json", str(summary)]) == 0
     printed = capsys.readouterr().out
     assert "sampling solves nl27(ranks=6,suits=2,stacks=4:8:4,draw=rule,post=value)" in printed
-    assert "a stack costs about" in printed and "exploitability not bracketed" in printed
+    assert "; a stack costs about" in printed and "exploitability not bracketed" in printed
     data = json.loads(summary.read_text())
     assert data["exploitability"] is None
     for row in data["per_variant"]:

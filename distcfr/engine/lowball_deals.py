@@ -53,10 +53,6 @@ class LowballDeals:
     def strategy_table(self, name: str) -> StrategyTable:
         return next(b for b in self.strategy_tables if b.name == name)
 
-    def exact_exploitability(self, strategy) -> np.ndarray:
-        """(B,) the exact exploitability of ``strategy`` (a :meth:`to_exact` table, as a Strategy)."""
-        return strategy.exploitability_per_variant()
-
     def table_rows(self, table: StrategyTable) -> int:
         """Rows of ``table``: one per hand class, or per key of a key table."""
         return self.n_classes if table.keyed == "class" else self.n_keys

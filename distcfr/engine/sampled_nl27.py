@@ -214,14 +214,6 @@ class SampledNl27(LowballDeals):
                                    k1 * (self.hand + 1) + k0, present)
         return layout, probs
 
-    def exact_exploitability(self, strategy) -> np.ndarray:
-        """(B,) the exact exploitability of ``strategy`` (a :meth:`to_exact` table, as a Strategy) in the full,
-        perfect-recall game of this deck: the abstract game forgets cards, so its own best response by key
-        would only bound its exploitability from below (:mod:`distcfr.games.nl27_lift`)."""
-        from distcfr.games.nl27_lift import lift_strategy
-
-        return lift_strategy(self.game, strategy)[1].exploitability_per_variant()
-
     def _put_post(self, put, tables, li: int, root: int, pair: int, present: np.ndarray) -> None:
         """The post-draw decisions of line ``li`` after the draw counts ``pair`` (k1 (H+1) + k0), their
         subtree rooted at ``root``, in the template's breadth-first order."""

@@ -14,9 +14,11 @@ from distcfr.engine.memory import check_fits, class_tables_bytes, exact_estimate
 from distcfr.engine.sampled_bracket import FOCUS_SHARE, REFINE_ROUNDS, bracket_chunks, chunk_total, value_chunk
 from distcfr.engine.sampled_kernel import key_tables
 from distcfr.errors import BadFile, BadParameter, DistcfrError
+from distcfr.evaluate.nl27_lift import lift_strategy
 from distcfr.evaluate.sampled import Bracket, exploitability_bracket
 from distcfr.evaluate.strategy import Strategy
 from distcfr.games.draw_equity import draw_pairs_per_deal
+from distcfr.games.nl27 import Nl27
 from distcfr.games.registry import load_game
 from distcfr.io.class_strategy_file import (  # noqa: F401 (KIND: the file kind, for readers dispatching on it)
     KIND,
@@ -78,7 +80,10 @@ class ClassStrategy:
         """(B,) the exact exploitability per stack (BB per hand) of these tables, every deal enumerated
         (:meth:`to_exact`); BadParameter (one line) where the game is too large or does not fit."""
         check_exact_reach(self.game)
-        return self.kernel.exact_exploitability(self.to_exact())
+        strategy = self.to_exact()
+        if isinstance(self.game, Nl27):  # an abstract game forgets cards: its own best response by key would only
+            strategy = lift_strategy(self.game, strategy)[1]  # bound it from below; measured in the full game
+        return strategy.exploitability_per_variant()
 
     def as_stored(self) -> ClassStrategy:
         """The same strategy with its probabilities rounded as its file keeps them (float16), as

@@ -176,15 +176,14 @@ class Launch:
         costs and how many fit here); refuse what does not fit. Returns the bytes available."""
         self.memory = memory
         available = available_bytes()
-        self._say(memory.describe() + f" of {available / 1e9:.1f} GB available")
-        advice = "use fewer stacks, a smaller game or a cluster (--address)"
+        advice, per_stack_text = "use fewer stacks, a smaller game or a cluster (--address)", ""
         if stacks is not None:
             base, per_stack = stacks
             fit = max(0, int((available - base) // max(per_stack, 1)))
-            self._say(f"  a stack costs about {per_stack / 1e9:.2g} GB: this machine holds {fit:,} stacks of this "
-                      "game at once")
+            per_stack_text = f"; a stack costs about {per_stack / 1e9:.2g} GB, {fit:,} fit here at once"
             advice = (f"{fit:,} stacks fit here, a stack costs about {per_stack / 1e9:.2g} GB; use fewer stacks, "
                       "a smaller game or a cluster (--address) with that much memory over its workers")
+        self._say(memory.describe() + f" of {available / 1e9:.1f} GB available" + per_stack_text)
         return check_fits(memory.this_machine, spec, available, advice)
 
     def _say(self, text: str) -> None:
