@@ -39,6 +39,18 @@ def exact_summary(game, solver, strategy, wall: float, iterations_run: int) -> d
     return summary
 
 
+def _sampled_run_fields(game, solver, wall: float, iterations_run: int, deals_run: int) -> dict:
+    """What every sampled summary says of its run: the game, the rule, the deal stream and the speed."""
+    return {
+        "game": game.spec, "mode": "sampled", "unit": game.unit, "value_of": game.seats[0],
+        "algorithm": solver.rule.name, "rule": solver.rule.fields(),
+        "seed": solver.seed, "batch": solver.batch, "deal_shares": list(solver.deal_shares),
+        "iterations": solver.iteration, "deals": solver.deals_done,
+        "wall_seconds": wall, "deals_per_second": deals_run / wall if wall > 0 else None,
+        "iterations_per_second": iterations_run / wall if wall > 0 else None,
+    }
+
+
 def sampled_summary(game, solver, bracket, wall: float, iterations_run: int, deals_run: int) -> dict:
     """The summary of a sampled run. ``exploitability`` is the bracket's upper estimate (the
     honest side); ``exploitability_ci`` spans the larger lower estimate and the upper one, widened by
@@ -54,12 +66,7 @@ def sampled_summary(game, solver, bracket, wall: float, iterations_run: int, dea
                     [float(bracket.latest_low[i]), float(bracket.latest_low_se[i])]}
                    for i, label in enumerate(game.variant_labels)]
     return {
-        "game": game.spec, "mode": "sampled", "unit": game.unit, "value_of": game.seats[0],
-        "algorithm": solver.rule.name, "rule": solver.rule.fields(),
-        "seed": solver.seed, "batch": solver.batch, "deal_shares": list(solver.deal_shares),
-        "iterations": solver.iteration, "deals": solver.deals_done,
-        "wall_seconds": wall, "deals_per_second": deals_run / wall if wall > 0 else None,
-        "iterations_per_second": iterations_run / wall if wall > 0 else None,
+        **_sampled_run_fields(game, solver, wall, iterations_run, deals_run),
         "exploitability": float(bracket.high.max()),
         "exploitability_meaning": "upper estimate of the sampled bracket, BB per hand",
         "exploitability_ci": [float(low.max()), float(high.max())],
@@ -83,12 +90,7 @@ def unbracketed_summary(game, solver, reading: tuple | None, wall: float, iterat
     per_variant = [{"variant": label, "value": float(value[i]), "value_se": float(se[i]), "exploitability": None}
                    for i, label in enumerate(game.variant_labels)]
     return {
-        "game": game.spec, "mode": "sampled", "unit": game.unit, "value_of": game.seats[0],
-        "algorithm": solver.rule.name, "rule": solver.rule.fields(),
-        "seed": solver.seed, "batch": solver.batch, "deal_shares": list(solver.deal_shares),
-        "iterations": solver.iteration, "deals": solver.deals_done,
-        "wall_seconds": wall, "deals_per_second": deals_run / wall if wall > 0 else None,
-        "iterations_per_second": iterations_run / wall if wall > 0 else None,
+        **_sampled_run_fields(game, solver, wall, iterations_run, deals_run),
         "exploitability": None,
         "exploitability_meaning": f"{game.name}'s sampled solve has no exploitability bracket yet",
         "value": float(value[0]) if b == 1 else [float(v) for v in value],
