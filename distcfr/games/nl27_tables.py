@@ -32,6 +32,18 @@ REACH_MIN = 0.005  # a row reached with less than this much of a hand (own reach
 BUTTON, BIG_BLIND = 0, 1
 
 
+def studied_lines(game) -> list[tuple[str, tuple]]:
+    """(name, pre-draw history) of the lines players study that reach the draw: limp-check and each
+    open called, as the game's first actions offer them (any stack)."""
+    lines = []
+    for code, label in game.actions(()):
+        if code == "c":
+            lines.append(("limp-check", ("c", "k")))
+        elif code[0] == "r":
+            lines.append((f"{label}-call", (code, "c")))
+    return lines
+
+
 @dataclass(frozen=True)
 class Rows:
     """The rows of a table: labels (best hand first) and, per state of the acting player, its row."""
@@ -226,13 +238,7 @@ class SpotReader:
     def main_lines(self) -> list[tuple[str, tuple]]:
         """(name, pre-draw history) of the lines that reach the draw with betting after it:
         limp-check and each open called (that this stack can make)."""
-        lines = []
-        for code, label in self.game.actions(()):
-            if code == "c":
-                lines.append(("limp-check", ("c", "k")))
-            elif code[0] == "r":
-                lines.append((f"{label}-call", (code, "c")))
-        return [(name, line) for name, line in lines if self.possible(line)]
+        return [(name, line) for name, line in studied_lines(self.game) if self.possible(line)]
 
     def draw_histories(self, line: tuple) -> list[tuple]:
         """The histories right after both draws on ``line`` (every pair of masks)."""

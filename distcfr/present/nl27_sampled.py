@@ -35,7 +35,7 @@ import numpy as np
 from distcfr.cards import RANKS, format_cards, lowball27_rank
 from distcfr.games.hand_classes import combinations
 from distcfr.games.nl27_abstraction import post_keys, value_buckets, value_label
-from distcfr.games.nl27_tables import POST_COLUMNS, _category, _facing, opening_kinds
+from distcfr.games.nl27_tables import POST_COLUMNS, _category, _facing, opening_kinds, studied_lines
 from distcfr.games.table import Table, fit_line
 from distcfr.present.lowball_groups import best_high, class_groups, draw_columns
 
@@ -227,13 +227,7 @@ class Nl27View:
     def main_lines(self) -> list[tuple[str, tuple]]:
         """(name, history) of the lines reaching the draw that players study: limp-check, each open
         called."""
-        lines = []
-        for code, label in self.game.actions(()):
-            if code == "c":
-                lines.append(("limp-check", ("c", "k")))
-            elif code[0] == "r":
-                lines.append((f"{label}-call", (code, "c")))
-        return [(name, line) for name, line in lines if line in self.line_at]
+        return [(name, line) for name, line in studied_lines(self.game) if line in self.line_at]
 
     # ---- the draws -------------------------------------------------------------------------------
     def draws(self, line: tuple, v: int) -> tuple[GroupSpot, GroupSpot]:
