@@ -120,17 +120,18 @@ def build_parser() -> argparse.ArgumentParser:
                       help="for a list of stacks: refine each break-even stack by bisection (solving "
                       "single stacks) until it is known to within TOL BB")
     sampled = parser.add_argument_group(
-        "sampling (draw27 configurations too large to enumerate, e.g. 5 cards from 52, are sampled on their own)")
+        "sampling (draw27 and nl27 configurations too large to enumerate, e.g. 5 cards from 52, are sampled on "
+        "their own)")
     sampled.add_argument("--sampling", action="store_true",
-                         help="solve draw27 by chance-sampled CFR even where it could be enumerated")
+                         help="solve draw27 or nl27 by chance-sampled CFR even where it could be enumerated")
     sampled.add_argument("--batch", type=_positive_int, metavar="N",
-                         help=f"sampled deals per player update (default: {BATCH_PER_CLASS} per hand class, "
-                         f"at least {DEFAULT_BATCH:,}: 1,075,672 for 5 cards from 52)")
+                         help=f"sampled deals per player update (default: draw27 {BATCH_PER_CLASS} per hand class, "
+                         f"nl27 one, at least {DEFAULT_BATCH:,}: 1,075,672 for draw27 with 5 cards from 52)")
     sampled.add_argument("--deal-shares", type=parse_deal_shares, metavar="A:B",
                          help="the button's half-iteration draws A deals per deal of the batch, the big blind's B "
                          f"(default: 4:1 on decks of {DEFAULT_BATCH // BATCH_PER_CLASS:,} hand classes or more, "
-                         "such as 5 cards from 52, where the button's further deals cost little and settle its "
-                         "lagging strategy; 1:1 on smaller decks; docs/SAMPLED.md)")
+                         "such as draw27 with 5 cards from 52, where the button's further deals cost little and "
+                         "settle its lagging strategy; 1:1 on smaller decks and for nl27; docs/SAMPLED.md)")
     sampled.add_argument("--seed", type=_non_negative_int, metavar="S",
                          help="the deal stream: a run is bitwise reproducible from it on any worker count "
                          "(default: 0)")

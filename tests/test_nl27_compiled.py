@@ -48,7 +48,7 @@ def per_deal(kernel: SampledNl27, sigma: dict, deals: np.ndarray, player: int) -
     post = next(t for t in names if t.keyed == "post")
     post_sums = (np.zeros((kernel.n_keys, *post.shape), np.int64),
                  np.zeros((kernel.n_keys, *post.shape[:-1]), np.int64), np.arange(kernel.n_keys))
-    kernel._compiled_pass(sigma, kernel._hands(deals), player, np.arange(len(deals)), sums=sums, post_sums=post_sums)
+    kernel.compiled_pass(sigma, kernel.hands(deals), player, np.arange(len(deals)), sums=sums, post_sums=post_sums)
     return sums, post_sums[:2]
 
 

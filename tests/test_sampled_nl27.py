@@ -215,18 +215,19 @@ def test_train_solves_nl27_by_sampling_and_gives_its_exact_exploitability_in_the
                  "--batch", "500", "--exact-exploitability", "--out", str(out), "--summary-json", str(summary)]) == 0
     printed = capsys.readouterr().out
     assert "sampling solves nl27(ranks=6,suits=2,stacks=4:8:4,draw=rule,post=value)" in printed
-    assert "; a stack costs about" in printed and "exploitability not bracketed" in printed
+    assert "; a stack costs about" in printed and "inside the interval" in printed
     data = json.loads(summary.read_text())
-    assert data["exploitability"] is None
-    for row in data["per_variant"]:
-        assert 0 < row["exploitability_exact"] < 1 and abs(row["value"]) < 1
+    assert data["exploitability"] > 0 and data["exploitability_exact"]["inside_interval"]
+    for row in data["per_variant"]:  # one card: the bracket's responder is the full game's
+        low, high = row["exploitability_ci"]
+        assert 0 < low <= row["exploitability_exact"] <= high < 1 and abs(row["value"]) < 1
     strategy = load_class_strategy(out)
     assert strategy.tables["btn_post"].shape[0] == strategy.kernel.n_keys
     assert strategy.exact_exploitability() == pytest.approx([r["exploitability_exact"] for r in data["per_variant"]])
 
 
 @pytest.mark.parametrize("argv, says", [
-    (["--target-exploitability", "0.01"], "no exploitability bracket to hold a target to"),
+    (["--iterations", "2", "--bracket-rounds", "1"], "bracket has no refinement or focus rounds"),
     (["--iterations", "2", "--game", "nl27(ranks=6,suits=2,hand=1,draw=masks)"], "draw is all (every discard) or rule"),
     (["--iterations", "2", "--game", "nl27(ranks=6,suits=2,hand=1,post=1)"], "post is recall, value or a number"),
 ])

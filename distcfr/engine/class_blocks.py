@@ -545,6 +545,7 @@ class ClassBlockSetBase:
         same bits as the bracket of the gathered average, whatever the number of groups."""
         averages = self._gather_averages()
         published = averages + self._gather("publish_latest")
+        self._push_shared(self._shared_average())  # key tables: the average's (each half-iteration sets its own)
 
         def rechosen(player):
             return lambda parts, deals: self._on_groups(parts, "focus_sums", settings.seed, deals, player,

@@ -149,18 +149,18 @@ def _prefetch(typingctx, array, i, j, write):
 @numba.njit(**_JIT)
 def _post_pairs(li, d, i, a0, a1, player, sign, pre_reach, draw0, draw1, win, keys0, keys1, post0, post1, read0,
                 read1, slot, post_q, post_r, line_start, kind, who, col_of, child, nch, alias, leaf, dec_start,
-                dec_list, pairs, rows0, rows1, own_slot, sw, live, reach, prob, val, v_post):
+                dec_list, pairs, rows0, rows1, own_slot, sw, live, reach, prob, val, v_post, stride):
     """Line ``li``'s betting after the draw on deal ``d`` (line item ``i`` before the draw, whose reach
     is ``pre_reach[:, i]``) for every pair of draw counts at once: writes the traverser's (the button's
     without one) value at its root to ``v_post`` (H+1, H+1, B) [k1, k0]; adds the traverser's
     post-draw sums. The pairs someone reaches are listed first (``pairs``, their rows, slots and
     signed showdown signs ``sw``), then each decision is worked for all of them together: its loops
     over the pairs are long and alike, the tree's bookkeeping done once per decision. A pair's
-    players play rows read_u[keys_u[d, pair]] of ``post_u``; ``leaf`` (nodes, B) a fold's value, a
-    showdown's pot share (times the pair's ``sw``)."""
+    players play rows read_u[keys_u[d, pair]] of ``post_u``, column decision x stride[u, 0] + pair x
+    stride[u, 1] ((K2, 1): a row holds every pair; (1, 0): a row per pair); ``leaf`` (nodes, B) a fold's
+    value, a showdown's pot share (times the pair's ``sw``)."""
     root = line_start[li]
     hh, b_count, a_width = v_post.shape[0], v_post.shape[2], alias.shape[2]
-    k2 = hh * hh
     opp = 1 - player
     first, stop = dec_start[li], dec_start[li + 1]
     m = 0
@@ -192,15 +192,16 @@ def _post_pairs(li, d, i, a0, a1, player, sign, pre_reach, draw0, draw1, win, ke
         return
     for x in range(stop - 1, first - 1, -1):  # strategies and values, leaves first
         g = dec_list[x]
-        col0 = col_of[g] * k2
+        col0, step = col_of[g] * stride[who[g], 0], stride[who[g], 1]
         if x > first:  # the next decision's rows on their way
             g_next = dec_list[x - 1]
-            col_next = col_of[g_next] * k2
+            u_next = who[g_next]
+            col_next, step_next = col_of[g_next] * stride[u_next, 0], stride[u_next, 1]
             for k in range(m):
-                if who[g_next] == 0:
-                    _prefetch(post0, rows0[k], col_next + pairs[k], 0)
+                if u_next == 0:
+                    _prefetch(post0, rows0[k], col_next + pairs[k] * step_next, 0)
                 else:
-                    _prefetch(post1, rows1[k], col_next + pairs[k], 0)
+                    _prefetch(post1, rows1[k], col_next + pairs[k] * step_next, 0)
         for k in range(m):
             for b in range(b_count):
                 for a in range(a_width):
@@ -208,13 +209,13 @@ def _post_pairs(li, d, i, a0, a1, player, sign, pre_reach, draw0, draw1, win, ke
                 val[g, k, b] = 0.0
         if who[g] == 0:
             for k in range(m):
-                r, col = rows0[k], col0 + pairs[k]
+                r, col = rows0[k], col0 + pairs[k] * step
                 for b in range(b_count):
                     for c in range(a_width):
                         prob[g, k, b, alias[g, b, c]] += post0[r, col, b, c]
         else:
             for k in range(m):
-                r, col = rows1[k], col0 + pairs[k]
+                r, col = rows1[k], col0 + pairs[k] * step
                 for b in range(b_count):
                     for c in range(a_width):
                         prob[g, k, b, alias[g, b, c]] += post1[r, col, b, c]
@@ -243,16 +244,16 @@ def _post_pairs(li, d, i, a0, a1, player, sign, pre_reach, draw0, draw1, win, ke
         g = dec_list[x]
         u = who[g]
         if u == player:
-            col0 = col_of[g] * k2
+            col0, step = col_of[g] * stride[u, 0], stride[u, 1]
             for x_next in range(x + 1, stop):  # the next own decision's sums on their way
                 if who[dec_list[x_next]] == player:
-                    col_next = col_of[dec_list[x_next]] * k2
+                    col_next = col_of[dec_list[x_next]] * stride[u, 0]
                     for k in range(m):
-                        _prefetch(post_q, own_slot[k], col_next + pairs[k], 1)
-                        _prefetch(post_r, own_slot[k], col_next + pairs[k], 1)
+                        _prefetch(post_q, own_slot[k], col_next + pairs[k] * step, 1)
+                        _prefetch(post_r, own_slot[k], col_next + pairs[k] * step, 1)
                     break
             for k in range(m):
-                at, col = own_slot[k], col0 + pairs[k]
+                at, col = own_slot[k], col0 + pairs[k] * step
                 for b in range(b_count):
                     r_opp = reach[opp, g, k, b]
                     if r_opp != 0.0:
@@ -278,7 +279,7 @@ def _post_pairs(li, d, i, a0, a1, player, sign, pre_reach, draw0, draw1, win, ke
 
 @numba.njit(**_JIT)
 def cfr_pass(tree, player, group, at0, at1, win, keys0, keys1, pre0, pre1, draw0, draw1, post0, post1,
-             read0, read1, slot, values, q_pre, r_pre, q_draw0, r_draw0, q_draw1, r_draw1, post_q, post_r):
+             read0, read1, slot, values, q_pre, r_pre, q_draw0, r_draw0, q_draw1, r_draw1, post_q, post_r, stride):
     """One CFR pass over deals d: the button plays class row at0[d] of ``pre0`` (U0, N0, B, A) and
     ``draw0`` (U0, L, H+1, B, H+1), the big blind row at1[d] of ``pre1`` (U1, N1, B, A) and ``draw1``
     (U1, L, B, H+1); after the draw counts pair (k1 (H+1) + k0) they play rows read_u[keys_u[d, pair]]
@@ -287,7 +288,8 @@ def cfr_pass(tree, player, group, at0, at1, win, keys0, keys1, pre0, pre1, draw0
     reach: to row group[d] of ``q_pre`` (G, N, B, A) / ``r_pre`` (G, N, B) and of its draw table's
     (``q_draw0`` (G, L, H+1, B, H+1) / ``r_draw0`` (G, L, H+1, B), or ``q_draw1`` (G, L, B, H+1) /
     ``r_draw1`` (G, L, B)), in float64; to row slot[key] of ``post_q`` / ``post_r`` in int64 units
-    of 2^-32 (each deal's rounded)."""
+    of 2^-32 (each deal's rounded). ``stride`` (2, 2): how player u's post rows are laid out
+    (:func:`_post_pairs`)."""
     (kind, who, index, child, nch, alias, amount, line_of, line_start, post_kind, post_who, post_col, post_child,
      post_nch, post_alias, post_amount) = tree
     n_deals, k2 = win.shape
@@ -351,7 +353,7 @@ def cfr_pass(tree, player, group, at0, at1, win, keys0, keys1, pre0, pre1, draw0
                 _post_pairs(li, d, i, a0, a1, player, sign, reach, draw0, draw1, win, keys0, keys1, post0, post1,
                             read0, read1, slot, post_q, post_r, line_start, post_kind, post_who, post_col, post_child,
                             post_nch, post_alias, leaf, dec_start, dec_list, pairs, rows0, rows1, own_slot, sw, live,
-                            m_reach, m_prob, m_val, v_post)
+                            m_reach, m_prob, m_val, v_post, stride)
                 for k1 in range(hh):
                     for b in range(b_count):
                         p1[k1, b] = reach[1, i, b] * draw1[a1, li, b, k1]

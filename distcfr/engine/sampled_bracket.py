@@ -10,6 +10,7 @@ from collections.abc import Callable
 import numpy as np
 
 from distcfr.engine.row_table import RowTable
+from distcfr.engine.sampled_kernel import class_tables, key_tables
 from distcfr.engine.streams import BRACKET_SETS, CLASS_DOMAIN, FOCUS_STREAM, REFINE_STREAM, VALUE_STREAM
 from distcfr.stopping import abandon_if_stopped
 
@@ -78,8 +79,14 @@ def _one_hot(values: np.ndarray) -> np.ndarray:
 
 def best_response(game, profile: dict[str, np.ndarray], deals: np.ndarray, player: int) -> None:
     """Set ``player``'s rows in ``profile`` of the classes it holds in ``deals`` (grouped by that
-    class, in class order) to a best response to the other player's rows on these deals, in the
-    kernel's ``response_order`` (draw27: the draws, then push / call given them). One pass of class
+    class, in class order) to a best response to the other player's rows on these deals: the kernel's
+    own (``game.best_response``), which reads that class's deals and rows only."""
+    game.best_response(profile, deals, player)
+
+
+def class_best_response(game, profile: dict[str, np.ndarray], deals: np.ndarray, player: int) -> None:
+    """:func:`best_response` of a kernel whose tables are all class tables with a two-level response
+    in its ``response_order`` (draw27: the draws, then push / call given them). One pass of class
     sums: the parent's continuing action (push, call) is worth the sum over its child decisions of
     their rows times their values, so it follows the draws' change without a second pass. A class's
     values depend on its own rows only, so classes can be done in any groups."""
@@ -104,20 +111,21 @@ def respond(game, profile: dict[str, np.ndarray], held: np.ndarray, q: dict[str,
     profile[parent][held] = _one_hot(top)
 
 
-def own_rows(game, sigma: dict, player: int, first: int, stop: int) -> dict[str, RowTable]:
-    """``player``'s rows [first, stop) of every table of ``sigma``, copied (a gather): a best response
+def own_rows(game, sigma: dict, player: int, first: int, stop: int) -> dict:
+    """``player``'s rows [first, stop) of every class table of ``sigma``, copied (a gather), and its
+    key tables as the kernel's best response keeps them (``game.responder_keys``): a best response
     overwrites them and leaves ``sigma`` as it was."""
     rows = np.arange(first, stop)
-    return {b.name: RowTable([first, stop], [np.asarray(sigma[b.name][rows])]) for b in game.strategy_tables
-            if b.player == player}
+    return {b.name: RowTable([first, stop], [np.asarray(sigma[b.name][rows])]) for b in class_tables(game)
+            if b.player == player} | game.responder_keys(sigma, player)
 
 
 def bracket_chunks(game, per_class: int) -> list[tuple[int, int]]:
     """The class ranges a bracket evaluates together (their deal streams are keyed by the first):
-    at most ``BRACKET_CHUNK`` deals, and at most ``BRACKET_ROW_BYTES`` of the responding player's
-    float16 rows (the best response's copy: 15 kB per class at 39 stacks of 5 cards)."""
-    row_bytes = max(sum(int(np.prod(b.shape)) * 2 for b in game.strategy_tables if b.player == p) for p in (0, 1))
-    step = max(1, min(BRACKET_CHUNK // per_class, BRACKET_ROW_BYTES // row_bytes))
+    at most ``BRACKET_CHUNK`` deals, and at most ``BRACKET_ROW_BYTES`` of what the responding player's
+    best response holds (the kernel's ``response_bytes``: draw27's copy of its float16 rows, nl27's
+    post-draw rows per class, key and pair)."""
+    step = max(1, min(BRACKET_CHUNK // per_class, BRACKET_ROW_BYTES // game.response_bytes(per_class)))
     return [(first, min(first + step, game.n_classes)) for first in range(0, game.n_classes, step)]
 
 
@@ -196,13 +204,16 @@ def no_worse_than_profile(game, profile: dict, sigma: dict, player: int, rows: n
 
 
 def play_profile(game, profile: dict, sigma: dict, player: int, rows: np.ndarray, back: np.ndarray) -> None:
-    """Set ``player``'s rows ``rows`` in ``profile`` back to ``sigma``'s at each (class, stack) of ``back`` (G, B)."""
+    """Set ``player``'s rows ``rows`` in ``profile`` back to ``sigma``'s at each (class, stack) of ``back`` (G, B)
+    (key tables: the kernel's ``play_keys``)."""
     if not back.any():
         return
     for b in game.strategy_tables:
-        if b.player == player:  # the stack axis is second to last in every table
+        if b.player == player and b.keyed == "class":  # the stack axis is second to last in every table
             at = back.reshape(len(rows), *[1] * (len(b.shape) - 2), back.shape[1], 1)
             profile[b.name][rows] = np.where(at, sigma[b.name][rows], profile[b.name][rows])
+        elif b.player == player:
+            game.play_keys(profile[b.name], rows, back)
 
 
 def bracket_chunk(game, sigma: dict, seed: int, per_class: int, player: int, first: int,
@@ -230,9 +241,13 @@ def bracket_chunk(game, sigma: dict, seed: int, per_class: int, player: int, fir
     of one deal's gain of a best response chosen on the scoring deals, on them (the upper estimate's
     noise, shown by other deals: which classes the round takes must not depend on the estimate's own
     deals, or the estimates it leaves would be biased low)."""
+    if key_tables(game):  # a latest iterate's key rows are not published with its class rows: not scored
+        latest = None
+    if not game.refines:  # the kernel's best response has no close classes to choose again
+        rounds, pilot = 0, False
     if latest is not None:  # the chunk's rows of the responder's latest iterate (a copy)
-        latest = {name: RowTable([first, stop], [np.asarray(latest[name][np.arange(first, stop)], np.float64)])
-                  for name in game.response_order[player]}
+        latest = {b.name: RowTable([first, stop], [np.asarray(latest[b.name][np.arange(first, stop)], np.float64)])
+                  for b in class_tables(game) if b.player == player}
     weights = game.classes.hands_per_class[first:stop, None] / game.classes.hands_per_class.sum()
     rows = np.arange(first, stop)
     profile = {**sigma, **own_rows(game, sigma, player, first, stop)}  # overwritten by the best response

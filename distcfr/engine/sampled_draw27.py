@@ -44,8 +44,6 @@ SPREAD = True  # a training deal's further stubs are its first turned round the 
 class SampledDraw27(LowballDeals):
     """Sampled draw27 of a ``ranks`` x ``suits`` deck, ``hand`` cards each, one table column per stack."""
 
-    has_bracket = True
-
     def __init__(self, ranks: int = 13, suits: int = 4, hand: int = 5, stacks=(3.0,)):
         super().__init__(ranks, suits, hand)
         self.stacks = np.asarray(stacks, dtype=np.float64).reshape(-1)  # (B,)
@@ -74,6 +72,22 @@ class SampledDraw27(LowballDeals):
     # per player, the tables a best response sets, in order: the draws first (from summed counterfactual
     # values), then push or call given the chosen draws
     response_order = (("btn_draw", "btn_push"), ("bb_draw", "bb_call"))
+    refines = True  # the bracket's close classes choose their response again (distcfr.engine.sampled_bracket)
+    batch_per_class = 8  # the default batch's deals per hand class (distcfr.solve.sampled_solver.default_batch)
+
+    def best_response(self, profile: dict, deals: np.ndarray, player: int) -> None:
+        """The player's best response on ``deals`` (grouped by its class) in ``profile``, class by class."""
+        from distcfr.engine.sampled_bracket import class_best_response
+
+        class_best_response(self, profile, deals, player)
+
+    def responder_keys(self, sigma: dict, player: int) -> dict:
+        """No key tables: a best response holds class rows only."""
+        return {}
+
+    def response_bytes(self, per_class: int) -> int:
+        """Bytes a class's best response holds: a float16 copy of the responder's rows (the larger player's)."""
+        return max(sum(int(np.prod(b.shape)) * 2 for b in self.strategy_tables if b.player == p) for p in (0, 1))
 
     def to_exact(self, tables: dict[str, np.ndarray]):
         """(layout, probs): these class tables as a table of the exact game (:func:`to_exact_strategy`)."""

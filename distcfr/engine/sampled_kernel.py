@@ -67,7 +67,8 @@ class SampledKernel(Protocol):
     n_keys: int  # rows of the key tables (0: none)
     stubs: int  # stubs per training deal
     cycle: bool  # whether a class's training deals walk the other hands in a cycle
-    has_bracket: bool  # whether the sampled exploitability bracket (distcfr.engine.sampled_bracket) applies
+    refines: bool  # whether the bracket's close classes choose their best response again (and a focus round)
+    batch_per_class: int  # the default batch's deals per hand class
 
     @property
     def n_classes(self) -> int: ...
@@ -92,6 +93,17 @@ class SampledKernel(Protocol):
                                 per_class: int, stubs: int = 1) -> np.ndarray: ...
 
     def other_classes(self, deals: np.ndarray, player: int) -> tuple: ...
+
+    def best_response(self, profile: dict, deals: np.ndarray, player: int) -> None:
+        """Set ``player``'s rows in ``profile`` to its best response on ``deals`` (grouped by its class, in
+        class order): class rows of the classes held (and whatever its key tables' response keeps),
+        each class's from its own deals and rows only."""
+
+    def responder_keys(self, sigma: dict, player: int) -> dict:
+        """``player``'s key tables as a best response keeps them, over ``sigma``'s ({} without any)."""
+
+    def response_bytes(self, per_class: int) -> int:
+        """Bytes a class's best response holds on ``per_class`` deals (sizes the bracket's chunks)."""
 
     def class_sums(self, sigma: dict, deals: np.ndarray, player: int, counts: np.ndarray, first: int | None = None,
                    other: tuple | None = None, scratch=None, **key_sums) -> dict[str, ClassTotals]:

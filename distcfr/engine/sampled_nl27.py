@@ -32,8 +32,9 @@ import dataclasses
 import numpy as np
 
 from distcfr.cards import CARD_KEYS, rank_of_keys
-from distcfr.engine import nl27_compiled
+from distcfr.engine import nl27_compiled, nl27_response
 from distcfr.engine.lowball_deals import LowballDeals
+from distcfr.engine.nl27_response import LocalPost, local_view, piece_deals
 from distcfr.engine.row_table import rows_of
 from distcfr.engine.sampled_kernel import KEY_SUM_UNIT, ClassTotals, StrategyTable
 from distcfr.errors import BadParameter
@@ -75,8 +76,10 @@ class SampledNl27(LowballDeals):
     a value or a bucket count)."""
 
     cycle = True  # a class's training deals meet the other hands in a cycle
-    has_bracket = False  # a best response to post-draw keys shared by every class is not class by class
+    refines = False  # the bracket's refinement and focus rounds are draw27's response's
+    batch_per_class = 1  # the default batch's deals per hand class: a deal walks the whole betting tree
     compiled = True  # the compiled pass (nl27_compiled); False: the numpy reference pass, for tests
+    deal_chunk = DEAL_CHUNK
 
     def __init__(self, game):
         p = game.params
@@ -173,6 +176,30 @@ class SampledNl27(LowballDeals):
                 t.counts[pl] += 1
         return t
 
+    # ---- best responses (the bracket's) ---------------------------------------------------------
+    @staticmethod
+    def names(player: int) -> tuple[str, str, str]:
+        """The player's tables: before the draw, its draw, after the draw."""
+        return _NAMES[player]
+
+    def best_response(self, profile: dict, deals: np.ndarray, player: int) -> None:
+        """The player's best response on ``deals`` (grouped by its class) in ``profile``: its class rows
+        and post-draw rows of its own per (class, key, pair) (:func:`nl27_response.best_response`)."""
+        nl27_response.best_response(self, profile, deals, player)
+
+    def responder_keys(self, sigma: dict, player: int) -> dict:
+        """The player's post-draw table as a best response keeps it: rows of its own over ``sigma``'s."""
+        name = _NAMES[player][2]
+        return {name: LocalPost.over(self, sigma[name])}
+
+    def play_keys(self, table: LocalPost, rows: np.ndarray, back: np.ndarray) -> None:
+        """A best response's post-draw rows of classes ``rows`` back to the profile's where ``back`` (G, B)."""
+        nl27_response.play_base(self, table, rows, back)
+
+    def response_bytes(self, per_class: int) -> int:
+        """Bytes a class's best response holds on ``per_class`` deals."""
+        return nl27_response.response_bytes(self, per_class)
+
     # ---- tables ------------------------------------------------------------------------------------
     @staticmethod
     def fold(probs: np.ndarray, alias: np.ndarray) -> np.ndarray:
@@ -236,8 +263,10 @@ class SampledNl27(LowballDeals):
         if not self.compiled:
             return self._deal_values_reference(sigma, deals)
         out = np.zeros((len(deals), len(self.stacks)))
-        for lo in range(0, len(deals), DEAL_CHUNK):
-            self._compiled_pass(sigma, self._hands(deals[lo:lo + DEAL_CHUNK]), -1, values=out[lo:lo + DEAL_CHUNK])
+        step = piece_deals(self) if any(isinstance(sigma[n], LocalPost) for n in ("btn_post", "bb_post")) \
+            else DEAL_CHUNK
+        for lo in range(0, len(deals), step):
+            self.compiled_pass(sigma, self.hands(deals[lo:lo + step]), -1, values=out[lo:lo + step])
         return out
 
     def class_sums(self, sigma: dict, deals: np.ndarray, player: int, counts: np.ndarray,
@@ -265,7 +294,7 @@ class SampledNl27(LowballDeals):
             post_q, post_r = key_sums[post.name]
             slot = np.arange(self.n_keys)
         else:  # rows only for the keys these deals reach
-            hands = [self._hands(deals[cut]) for cut in pieces]
+            hands = [self.hands(deals[cut]) for cut in pieces]
             reached = np.unique(np.concatenate([h[2][player].ravel() for h in hands] or [np.zeros(0, np.int64)]))
             slot = np.zeros(self.n_keys, np.int64)
             slot[reached] = np.arange(len(reached))
@@ -273,28 +302,38 @@ class SampledNl27(LowballDeals):
             post_r = np.zeros((len(reached), *post.shape[:-1]), dtype=np.int64)
         mine = np.zeros(len(deals), np.int64)  # (D,) the player's class of each deal
         for i, cut in enumerate(pieces):
-            got = hands[i] if hands is not None else self._hands(deals[cut])
+            got = hands[i] if hands is not None else self.hands(deals[cut])
             mine[cut] = got[0][player]
-            self._compiled_pass(sigma, got, player, group[cut], sums=sums, post_sums=(post_q, post_r, slot))
+            self.compiled_pass(sigma, got, player, group[cut], sums=sums, post_sums=(post_q, post_r, slot))
         rows = mine[np.cumsum(present) - present]  # (G,) the classes, in order
         result = {name: ClassTotals(rows, q.astype(np.float32), r.astype(np.float32)) for name, (q, r) in sums.items()}
         if key_sums is None:  # the rows of every key a deal reached (a scan for the nonzero ones costs more)
             result[post.name] = ClassTotals(reached, post_q, post_r)
         return result
 
-    def _compiled_pass(self, sigma: dict, hands: tuple, player: int, group=None, values=None, sums=None,
-                       post_sums=None) -> None:
-        """:func:`nl27_compiled.cfr_pass` over a chunk of deals (``hands``: :meth:`_hands` of them): the
-        rows of the classes they hold gathered once (np.unique), the post tables read in place."""
-        (c0, c1), w, (g0, g1) = hands
+    def compiled_pass(self, sigma: dict, hands: tuple, player: int, group=None, values=None, sums=None,
+                      post_sums=None) -> None:
+        """:func:`nl27_compiled.cfr_pass` over a chunk of deals (``hands``: :meth:`hands` of them): the
+        rows of the classes they hold gathered once (np.unique), the post tables read in place (a best
+        response's :class:`~distcfr.engine.nl27_response.LocalPost`: a row per class, key and pair)."""
+        (c0, c1), w, keys = hands
+        stride = np.array([[self.k2, 1], [self.k2, 1]], dtype=np.int64)  # (decision, pair) column steps
+        posts = []
+        for u in (0, 1):
+            table = sigma[_NAMES[u][2]]
+            if isinstance(table, LocalPost):
+                rows, g, read = local_view(self, table, (c0, c1)[u], keys[u])
+                stride[u] = (1, 0)
+            else:
+                (rows, read), g = self._key_rows(table, keys[u]), keys[u]
+            posts.append((rows, g, read))
+        (post0, g0, read0), (post1, g1, read1) = posts
         (u0, at0), (u1, at1) = (np.unique(c, return_inverse=True) for c in (c0, c1))
         f64 = np.float64
         pre0 = np.ascontiguousarray(rows_of(sigma["btn_pre"], u0), dtype=f64)  # (U0, N0, B, A)
         draw0 = np.ascontiguousarray(rows_of(sigma["btn_draw"], u0), dtype=f64)  # (U0, L, H+1, B, H+1)
         pre1 = np.ascontiguousarray(rows_of(sigma["bb_pre"], u1), dtype=f64)  # (U1, N1, B, A)
         draw1 = np.ascontiguousarray(rows_of(sigma["bb_draw"], u1), dtype=f64)  # (U1, L, B, H+1)
-        post0, read0 = self._key_rows(sigma["btn_post"], g0)
-        post1, read1 = self._key_rows(sigma["bb_post"], g1)
         none2, none3, none4, none5 = (np.zeros((1,) * n) for n in (2, 3, 4, 5))
         values = none2 if values is None else values
         q_pre = r_pre = q_draw0 = r_draw0 = q_draw1 = r_draw1 = None
@@ -310,7 +349,7 @@ class SampledNl27(LowballDeals):
         nl27_compiled.cfr_pass(self._flat.arrays(), player, np.ascontiguousarray(group, dtype=np.int64),
                                at0.astype(np.int64), at1.astype(np.int64), w, g0, g1, pre0, pre1, draw0, draw1,
                                post0, post1, read0, read1, slot, values, q_pre, r_pre, q_draw0, r_draw0, q_draw1,
-                               r_draw1, post_q, post_r)
+                               r_draw1, post_q, post_r, stride)
 
     def _key_rows(self, table, keys: np.ndarray) -> tuple:
         """(rows, read): a post table as the compiled pass reads it, key k's row being rows[read[k]]: an
@@ -372,7 +411,7 @@ class SampledNl27(LowballDeals):
         return result
 
     # ---- one pass over a chunk of deals -------------------------------------------------------------
-    def _hands(self, deals: np.ndarray):
+    def hands(self, deals: np.ndarray):
         """Per deal: classes (c0, c1), showdown signs W (D, K2) float64 (+1: the button's final hand is
         lower) and post-draw keys g0, g1 (D, K2) int64, K2 indexed by k1 (H+1) + k0."""
         h = self.hand
@@ -401,7 +440,7 @@ class SampledNl27(LowballDeals):
         class tables ({table: (q, reach)}) and, added to ``post_q``/``post_r``, for its post table."""
         hh, k2 = self.hand + 1, self.k2
         d, b = len(deals), len(self.stacks)
-        classes, w, keys = self._hands(deals)
+        classes, w, keys = self.hands(deals)
         names = (("btn_pre", "btn_draw", "btn_post"), ("bb_pre", "bb_draw", "bb_post"))
         pre = [self._pre_rows(sigma[names[u][0]], classes[u], u) for u in (0, 1)]  # (D, N_u, B, A) folded
         draw1 = np.asarray(rows_of(sigma["bb_draw"], classes[1]), dtype=np.float64)  # (D, L, B, H+1)

@@ -3,8 +3,6 @@ the exact evaluation of an exact solve's average strategy, or a sampled solve's 
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import numpy as np
 
 from distcfr.engine.sampled_bracket import drawn_deals
@@ -80,28 +78,6 @@ def sampled_summary(game, solver, bracket, wall: float, iterations_run: int, dea
     }
 
 
-def unbracketed_summary(game, solver, reading: tuple | None, wall: float, iterations_run: int, deals_run: int) -> dict:
-    """The summary of a sampled run of a game without a sampled bracket (nl27): the button's value per
-    stack from the run's last value reading (``reading``: (value, standard error) (B,) each, or None), no
-    exploitability (None)."""
-    b = len(game.variant_labels)
-    value, se = reading if reading is not None else (np.full(b, np.nan), np.full(b, np.nan))
-    visits = np.minimum(solver.visits(0), solver.visits(1))
-    per_variant = [{"variant": label, "value": float(value[i]), "value_se": float(se[i]), "exploitability": None}
-                   for i, label in enumerate(game.variant_labels)]
-    return {
-        **_sampled_run_fields(game, solver, wall, iterations_run, deals_run),
-        "exploitability": None,
-        "exploitability_meaning": f"{game.name}'s sampled solve has no exploitability bracket yet",
-        "value": float(value[0]) if b == 1 else [float(v) for v in value],
-        "value_se": float(np.max(se)),
-        "visits_per_class": {"min": int(visits.min()), "median": float(np.median(visits)),
-                             "meaning": "sampled deals that updated a hand class, per player"},
-        "per_variant": per_variant,
-        **(_break_even(game, SimpleNamespace(value=value, value_se=se)) if reading is not None else {}),
-    }
-
-
 def add_exact(summary: dict, exact, seconds: float) -> None:
     """Put the exact exploitability per stack (B,) beside a sampled summary's bracket: in each stack's
     row (``exploitability_exact``), its largest, the evaluation's seconds and whether every stack's
@@ -117,8 +93,6 @@ def add_exact(summary: dict, exact, seconds: float) -> None:
 def inside_interval(row: dict) -> bool:
     """Whether a stack's bracket interval (``exploitability_ci``) contains its exact exploitability
     (an exact figure a hair below 0, rounding, counts as 0: no strategy is exploitable by less)."""
-    if row.get("exploitability_ci") is None:  # no bracket: nothing to be inside of
-        return False
     lo, hi = row["exploitability_ci"]
     return lo <= max(row["exploitability_exact"], 0.0) <= hi
 

@@ -302,7 +302,7 @@ class Nl27View:
         node, t = k.lines[li], k.templates[li]
         hh, k2 = k.hand + 1, k.k2
         d, b = len(deals), len(k.stacks)
-        classes, _, keys = k._hands(deals)  # the kernel's own classes and post-draw keys (D, K2) per deal
+        classes, _, keys = k.hands(deals)  # the kernel's own classes and post-draw keys (D, K2) per deal
         r0 = self.reach[node][BUTTON][classes[0]]  # (D, B)
         r1 = self.reach[node][BIG_BLIND][classes[1]]
         s1 = _normal(tables["bb_draw"][classes[1], li])  # (D, B, k1)

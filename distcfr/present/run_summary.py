@@ -58,12 +58,9 @@ def print_sampled(summary: dict, out_path, groups: dict | None = None) -> None:
           f"{summary['deals']:,} deals{took}{resumed} ({summary['deals_per_second']:,.0f} deals/s)")
     unit = summary["unit"]
     for row in summary["per_variant"]:
-        expl = ("not bracketed" if row["exploitability"] is None else
-                exploitability_text(row["exploitability"], unit, row["exploitability_ci"]))
+        expl = exploitability_text(row["exploitability"], unit, row["exploitability_ci"])
         print(fit_line(f"  {row['variant']:>8}  value {row['value']:+.4f} +- {row['value_se']:.4f} {unit}  "
                        f"exploitability {expl}"))
-    if summary["exploitability"] is None:
-        print(fit_line(f"  {summary['exploitability_meaning']}: its values are the last value reading's"))
     cost = summary.get("bracket")
     if cost:
         where = f" on {cost['workers']} workers" if cost["workers"] else ""

@@ -18,7 +18,7 @@ from distcfr.engine.sampled_bracket import FOCUS_SHARE, REFINE_ROUNDS, drawn_dea
 from distcfr.errors import BadParameter
 from distcfr.evaluate.class_strategy import default_per_class, exact_seconds
 from distcfr.evaluate.reach import noise_bound, out_of_reach, target_summary
-from distcfr.evaluate.summary import add_exact, bracket_cost, sampled_summary, settling, unbracketed_summary
+from distcfr.evaluate.summary import add_exact, bracket_cost, sampled_summary, settling
 from distcfr.evaluate.units import amount, duration, exploitability_text
 from distcfr.solve.run import RunHooks
 
@@ -109,15 +109,15 @@ class SampledRun(RunHooks):
         self.eval_every, self.target_only = eval_every, iterations is None and seconds is None
         self.n_classes, self.labels, self.unit = solver.kernel.n_classes, solver.game.variant_labels, solver.game.unit
         self.full_per_class = settings.per_class or default_per_class(solver.kernel)
-        self.full_rounds = REFINE_ROUNDS if settings.rounds is None else settings.rounds
+        refines = solver.kernel.refines
+        if not refines and (settings.rounds or settings.focus):
+            raise BadParameter(f"{solver.game.name}'s bracket has no refinement or focus rounds: leave out "
+                               "--bracket-rounds and --bracket-focus")
+        self.full_rounds = (REFINE_ROUNDS if settings.rounds is None else settings.rounds) if refines else 0
         self.per_class = max(2, self.full_per_class // PROGRESS_SHARE)  # progress brackets'
-        self.focus = FOCUS_SHARE if settings.focus is None else settings.focus
+        self.focus = (FOCUS_SHARE if settings.focus is None else settings.focus) if refines else 0
         self.bracket_kw = {} if settings.seed is None else {"seed": settings.seed}
-        self.brackets = solver.kernel.has_bracket  # nl27's sampled solve has values, no bracket (yet)
-        if target is not None and not self.brackets:
-            raise BadParameter(f"{solver.game.name}'s sampled solve has no exploitability bracket to hold a target "
-                               "to: give --iterations or --minutes")
-        self.evaluates = self.brackets and fits and (target is not None or self.per_class >= MIN_PROGRESS_PER_CLASS)
+        self.evaluates = fits and (target is not None or self.per_class >= MIN_PROGRESS_PER_CLASS)
         self.reads = fits  # a reading fits beside the run where a bracket does
         self.eval_share, self.read_share = EVAL_SHARE, READ_SHARE  # the plan's shares of the run's time
         self.read_per_class = int(np.clip(READ_DEALS // self.n_classes, MIN_READ_PER_CLASS, MAX_READ_PER_CLASS))
@@ -129,11 +129,7 @@ class SampledRun(RunHooks):
         self.told_wait = False  # the run said when its first progress bracket fits its share of the time
         self.final_in_run = 0.0  # seconds of a final bracket made at the run's last iteration
         self.final: FinalBracketPlan | None = None  # decided as the final bracket starts
-        if not self.brackets:
-            self.report.say(f"  {solver.game.name}'s sampled solve has no exploitability bracket yet: value readings "
-                            "say how far its values still move (on decks the exact solver takes, "
-                            "--exact-exploitability gives the saved strategy's exact exploitability in the full game)")
-        elif fits and not self.evaluates:
+        if fits and not self.evaluates:
             self.report.say(f"  progress brackets: none; at {self.per_class:,} deals per hand class (a quarter of the "
                             f"final bracket's) they could not tell this strategy from an equilibrium; "
                             f"{self.final_words()} comes at the end, and value readings say how far the values "
@@ -239,9 +235,6 @@ class SampledRun(RunHooks):
         read = not self.readings or self.readings[-1]["iteration"] != solver.iteration
         if read and self.reads:
             self.read(solver)  # the run's last reading, before the final bracket's time
-        if not self.brackets:
-            self.result = (None, 0.0, solver.average_strategy())
-            return
         self.result = (*self.final_bracket(solver), solver.average_strategy())
 
     # ---- brackets -----------------------------------------------------------------------------------------------
@@ -364,7 +357,7 @@ class SampledRun(RunHooks):
 
     def end_bound(self) -> str:
         """In words, how long the final bracket may take at most where its effort is sized to the run."""
-        if not self.sized_final or not self.brackets:
+        if not self.sized_final:
             return ""
         return (f"the final bracket takes at most about {FINAL_SHARE:.0%} of the solving time "
                 f"({duration(FINAL_FLOOR_SECONDS)} at least; --bracket-samples or --bracket-rounds: the full default)")
@@ -376,15 +369,9 @@ class SampledRun(RunHooks):
         bracket, seconds, _ = self.result
         game, classes = solver.game, solver.kernel.n_classes
         result.wall_seconds -= self.final_in_run
-        if bracket is None:  # values only: the last reading's
-            last = self.readings[-1] if self.readings else None
-            value = last and (np.array(last["value"]), np.array(last["value_se"]))
-            summary = unbracketed_summary(game, solver, value, result.wall_seconds, result.iterations_run,
-                                          solver.deals_done - self.first_deals)
-        else:
-            summary = sampled_summary(game, solver, bracket, result.wall_seconds, result.iterations_run,
-                                      solver.deals_done - self.first_deals)
-            summary["bracket"] = bracket_cost(bracket, classes, seconds, workers)
+        summary = sampled_summary(game, solver, bracket, result.wall_seconds, result.iterations_run,
+                                  solver.deals_done - self.first_deals)
+        summary["bracket"] = bracket_cost(bracket, classes, seconds, workers)
         summary["bracket_history"] = self.history
         summary["settling"] = settling(self.readings, game.variant_values, self.read_per_class,
                                        self.read_per_class * classes)

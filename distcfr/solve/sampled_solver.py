@@ -67,14 +67,17 @@ def default_deal_shares(kernel) -> tuple[int, int]:
     """(button, big blind) deals per deal of the batch when none are given: 4:1 on decks whose default
     batch holds BATCH_PER_CLASS deals per hand class (DEFAULT_BATCH / BATCH_PER_CLASS = 1,250 classes or
     more: 4 or 5 cards from 52), 1:1 on smaller ones. The deck decides, not the batch."""
+    if kernel.batch_per_class != BATCH_PER_CLASS:  # a deal costs more than a class's fixed cost: alike
+        return MANY_DEALS_PER_CLASS_SHARES
     many = BATCH_PER_CLASS * kernel.n_classes < DEFAULT_BATCH
     return MANY_DEALS_PER_CLASS_SHARES if many else FEW_DEALS_PER_CLASS_SHARES
 
 
 def default_batch(kernel) -> int:
-    """Deals per half-iteration when none is given: several per hand class, so that the fixed
-    cost of a half-iteration per class (regret matching, the strategy's trip) stays small."""
-    return max(DEFAULT_BATCH, BATCH_PER_CLASS * kernel.n_classes)
+    """Deals per half-iteration when none is given: the kernel's ``batch_per_class`` per hand class
+    (draw27: several, so that the fixed cost of a half-iteration per class, regret matching and the
+    strategy's trip, stays small; nl27: one, its deals cost far more than that)."""
+    return max(DEFAULT_BATCH, kernel.batch_per_class * kernel.n_classes)
 
 
 class SampledSolver(SolverLifetime):
