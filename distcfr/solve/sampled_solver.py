@@ -28,6 +28,7 @@ from distcfr.engine.deal_schedule import DealSchedule
 from distcfr.engine.kernels import sampled_kernel
 from distcfr.engine.rules import sampled_rule
 from distcfr.engine.sampled_bracket import FOCUS_SHARE, REFINE_ROUNDS, BracketSettings, bracket_chunks
+from distcfr.engine.sampled_kernel import key_tables
 from distcfr.errors import BadParameter
 from distcfr.evaluate.class_strategy import BRACKET_SEED, ClassStrategy, default_per_class
 from distcfr.evaluate.sampled import Bracket, bracket_from_sums
@@ -170,7 +171,8 @@ class SampledSolver(SolverLifetime):
         per_class = per_class or default_per_class(self.kernel)
         settings = BracketSettings(seed, per_class, rounds, focus)
         sums = self.shards.bracket_sums(settings, bracket_chunks(self.kernel, per_class))
-        return bracket_from_sums(sums, per_class, rounds, latest=True)
+        # a latest iterate's key rows are not published with its class rows: scored only without key tables
+        return bracket_from_sums(sums, per_class, rounds, latest=not key_tables(self.kernel))
 
     def values(self, per_class: int, seed: int = BRACKET_SEED) -> tuple[np.ndarray, np.ndarray]:
         """(value, standard error) per stack, BB per hand: the button's value under the average
