@@ -105,7 +105,7 @@ def exact_text(args):
 
 
 def sampled_text(args):
-    """(strategy, text) of a sampled draw27 file: the table with its hand groups (and ``--hand``), or
+    """(strategy, text) of a sampled file (draw27 or nl27): the table with its hand groups (and ``--hand``), or
     JSON with the meta, the stored evaluation and the hand groups per stack."""
     from distcfr.evaluate.class_strategy import load_class_strategy
     from distcfr.present.draw27 import class_strategy_json, class_strategy_text
@@ -199,7 +199,7 @@ def main(argv=None) -> int:
         if args.hand and args.format != "table":
             raise BadParameter(HAND_FILES)
         if args.exact and not sampled:
-            raise BadParameter("--exact goes with a sampled draw27 file (an exact file's exploitability is exact)")
+            raise BadParameter("--exact goes with a sampled file (an exact file's exploitability is exact)")
         if args.plot and not sampled:
             raise BadParameter(PLOT_FILES)
         if args.plot:

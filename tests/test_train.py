@@ -117,7 +117,7 @@ def test_show_exact_refuses_an_exact_file(tmp_path, capsys):
     assert main(["--game", "kuhn", "--iterations", "5", "--quiet", "--no-tables", "--out", path]) == 0
     capsys.readouterr()
     assert show([path, "--exact"]) == 2
-    assert capsys.readouterr().err == ("distcfr.show: error: --exact goes with a sampled draw27 file (an exact "
+    assert capsys.readouterr().err == ("distcfr.show: error: --exact goes with a sampled file (an exact "
                                        "file's exploitability is exact)\n")
 
 

@@ -33,6 +33,7 @@ from functools import cached_property
 import numpy as np
 
 from distcfr.cards import RANKS, format_cards, lowball27_rank
+from distcfr.evaluate.units import BB, exploitability_text
 from distcfr.games.hand_classes import combinations
 from distcfr.games.nl27_abstraction import post_keys, value_buckets, value_label
 from distcfr.games.nl27_tables import POST_COLUMNS, _category, _facing, opening_kinds, studied_lines
@@ -496,7 +497,8 @@ def bluff_text(view: Nl27View, name: str, first: GroupSpot, checked: GroupSpot) 
 
 
 def evaluation_line(strategy, v: int) -> str:
-    """Stack ``v``'s heading: the stored value (and exact exploitability where known)."""
+    """Stack ``v``'s heading: the stored value and exploitability interval (and the exact exploitability
+    where known)."""
     label = strategy.game.variant_labels[v]
     rows = strategy.meta.get("evaluation") or []
     row = rows[v] if v < len(rows) and isinstance(rows[v], dict) else {}
@@ -506,6 +508,9 @@ def evaluation_line(strategy, v: int) -> str:
         if isinstance(row.get("value_se"), int | float):
             text += f" +- {row['value_se']:.4f}"
         text += " BB per hand"
+    if isinstance(row.get("exploitability_ci"), list | tuple) and len(row["exploitability_ci"]) == 2:
+        lo, hi = row["exploitability_ci"]
+        text += f", exploitability {exploitability_text(row.get('exploitability', hi), BB, (lo, hi))}"
     if isinstance(row.get("exploitability_exact"), int | float):
         text += f", exact exploitability {max(row['exploitability_exact'], 0.0):.4g} BB per hand"
     return text + " =="
