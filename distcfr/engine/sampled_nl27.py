@@ -38,7 +38,7 @@ from distcfr.engine.nl27_response import LocalPost, local_view, piece_deals
 from distcfr.engine.row_table import rows_of
 from distcfr.engine.sampled_kernel import KEY_SUM_UNIT, ClassTotals, StrategyTable
 from distcfr.errors import BadParameter
-from distcfr.games.nl27_abstraction import n_post_keys, post_keys, rule_masks
+from distcfr.games.nl27_abstraction import class_value_recall, n_post_keys, post_keys, rule_masks
 from distcfr.games.tree import TERMINAL
 
 DEAL_CHUNK = 2048  # deals evaluated together: bounds the rows gathered and the post-draw arrays (deals x 36 counts)
@@ -83,15 +83,18 @@ class SampledNl27(LowballDeals):
 
     def __init__(self, game):
         p = game.params
-        if p.draw != "rule" or p.post == "recall":
-            raise BadParameter("nl27 is solved by sampling with draw=rule and post=value or a number of buckets "
-                               f"(got draw={p.draw}, post={p.post})")
+        if p.draw != "rule" or (p.post == "recall" and not class_value_recall(p.suits, p.hand)):
+            raise BadParameter("nl27 is solved by sampling with draw=rule and post=value, a number of buckets, or "
+                               f"recall on decks of one suit or one card (got draw={p.draw}, post={p.post})")
         super().__init__(p.ranks, p.suits, p.hand)
         self.game = game
         self.stacks = np.asarray(p.stacks, dtype=np.float64)  # (B,)
         self.deck = np.asarray(game.deck)
         self.post = p.post
-        self.n_keys = n_post_keys(p.post, self.deck, p.hand)
+        self.recall = p.post == "recall"  # keys per (class, final value): perfect recall on these decks
+        self.key_post = "value" if self.recall else p.post  # what keys the final hand
+        self.n_values = n_post_keys(self.key_post, self.deck, p.hand)
+        self.n_keys = self.n_classes * self.n_values if self.recall else self.n_values
         self._compile(game)
         self._flat = nl27_compiled.flatten(self)
 
@@ -221,8 +224,15 @@ class SampledNl27(LowballDeals):
         tree = layout.tree
         cards = Nl27Cards.of(self.game)
         hand_class = self.classes.classify(self.deck[cards.hands])[0]  # (n_h,) each exact hand's class
-        present, _ = cards.key_space(self.post)
+        present, _ = cards.key_space(self.key_post)
         probs = np.zeros((len(self.stacks), layout.n_infosets, layout.max_actions))
+
+        def post_rows(k: int) -> np.ndarray:  # the key row of each exact row after drawing k
+            if not self.recall:  # a row per key present
+                return present
+            ranks = cards.final_ranks_of(f"n{k}")  # (n_h x R_k,) the states, hand-major
+            held = np.repeat(hand_class, len(ranks) // len(hand_class))
+            return held * self.n_values + post_keys(ranks, self.key_post, self.deck, self.hand)
 
         def put(node: int, rows: np.ndarray, strategy: np.ndarray, alias: np.ndarray | None) -> None:
             folded = strategy if alias is None else self.fold(strategy, alias)  # (rows, B, A)
@@ -238,12 +248,13 @@ class SampledNl27(LowballDeals):
                 put(button_draw, hand_class, tables["btn_draw"][hand_class, li, k1], None)
                 for k0 in range(self.hand + 1):
                     self._put_post(put, tables, li, int(tree.first_child[button_draw]) + k0,
-                                   k1 * (self.hand + 1) + k0, present)
+                                   k1 * (self.hand + 1) + k0, (post_rows(k0), post_rows(k1)))
         return layout, probs
 
-    def _put_post(self, put, tables, li: int, root: int, pair: int, present: np.ndarray) -> None:
+    def _put_post(self, put, tables, li: int, root: int, pair: int, rows: tuple) -> None:
         """The post-draw decisions of line ``li`` after the draw counts ``pair`` (k1 (H+1) + k0), their
-        subtree rooted at ``root``, in the template's breadth-first order."""
+        subtree rooted at ``root``, in the template's breadth-first order; ``rows[u]``: player u's key row
+        of each of its exact rows there."""
         tree = self.game.tree
         order, at = [root], 0
         while at < len(order):
@@ -254,7 +265,8 @@ class SampledNl27(LowballDeals):
         for node, dec in zip(order, t.decisions):
             if dec is not None:
                 col = (t.base[dec.player] + dec.index) * self.k2 + pair
-                put(node, present, tables[("btn_post", "bb_post")[dec.player]][present, col], dec.alias)
+                at = rows[dec.player]
+                put(node, at, tables[("btn_post", "bb_post")[dec.player]][at, col], dec.alias)
 
     # ---- values ------------------------------------------------------------------------------------
     def deal_values(self, sigma: dict, deals: np.ndarray) -> np.ndarray:
@@ -430,8 +442,12 @@ class SampledNl27(LowballDeals):
         drawn0 = prefix[:, k[:, None] + k[None, :]] - prefix[:, k][:, :, None]  # (D, k1, k0) the next k0
         r0 = rank_of_keys(kept[0][:, None, :] + drawn0)  # (D, k1, k0)
         w = np.sign(r1[:, :, None] - r0).reshape(len(deals), -1).astype(np.float64)
-        g1 = np.repeat(post_keys(r1, self.post, self.deck, h), h + 1, axis=1).astype(np.int64, copy=False)
-        g0 = np.ascontiguousarray(post_keys(r0, self.post, self.deck, h).reshape(len(deals), -1), dtype=np.int64)
+        g1 = post_keys(r1, self.key_post, self.deck, h)  # (D, k1)
+        g0 = post_keys(r0, self.key_post, self.deck, h)  # (D, k1, k0)
+        if self.recall:  # a row per (class, value)
+            g1, g0 = c1[:, None] * self.n_values + g1, c0[:, None, None] * self.n_values + g0
+        g1 = np.repeat(g1, h + 1, axis=1).astype(np.int64, copy=False)
+        g0 = np.ascontiguousarray(g0.reshape(len(deals), -1), dtype=np.int64)
         return (c0, c1), w, (g0, g1)
 
     def _pass_reference(self, sigma: dict, deals: np.ndarray, player: int | None, post_q=None, post_r=None) -> dict:

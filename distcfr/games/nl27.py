@@ -32,7 +32,7 @@ from distcfr.errors import BadParameter
 from distcfr.games.base import History
 from distcfr.games.draw27 import MASK_CODES, _format_stacks, parse_stacks
 from distcfr.games.lowball_deck import LowballDeckGame
-from distcfr.games.nl27_abstraction import DRAWS, draw_count, n_post_keys, parse_draw, parse_post
+from distcfr.games.nl27_abstraction import DRAWS, class_value_recall, draw_count, n_post_keys, parse_draw, parse_post
 
 ALLIN = math.inf  # a contribution that is the whole stack, whatever the stack
 MAX_EXACT_STATES = 12_000  # private states of one player after its draw, summed over the draw counts
@@ -171,12 +171,14 @@ class Nl27(LowballDeckGame):
 
     def sampled_form(self) -> Nl27:
         """The game the sampled solver takes: this one where it names both abstractions (draw=rule and a
-        post-draw key), else the same with what is missing: draw=rule, post=value, or value buckets
-        (SAMPLED_POST_BUCKETS) where the deck's hands take more values than that."""
+        post-draw key), else the same with what is missing: draw=rule; perfect recall after the draw
+        kept where a class and its final value say all a player knows and their keys are few (at most
+        SAMPLED_POST_BUCKETS), else post=value, or value buckets where the deck's hands take more values."""
         p = self.params
         post = p.post
-        if post == "recall":
-            values = n_post_keys("value", self.deck, p.hand)
+        values = n_post_keys("value", self.deck, p.hand)
+        if post == "recall" and not (class_value_recall(p.suits, p.hand) and
+                                     self.n_hands * values <= SAMPLED_POST_BUCKETS):
             post = "value" if values <= SAMPLED_POST_BUCKETS else str(SAMPLED_POST_BUCKETS)
         if (p.draw, post) == (p.draw, p.post) and p.draw == "rule":
             return self

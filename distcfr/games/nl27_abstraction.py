@@ -97,6 +97,14 @@ def post_keys(final_ranks: np.ndarray, post: str, deck, hand: int) -> np.ndarray
     return value_buckets(tuple(int(c) for c in deck), hand, int(post))[np.asarray(final_ranks)]
 
 
+def class_value_recall(suits: int, hand: int) -> bool:
+    """Whether a hand class and its final hand's value say all a player knows after drawing by the rule,
+    so that keys per (class, value) keep perfect recall (``post=recall`` in the sampled kernel): on
+    decks of one suit (a value is a set of cards) or of one card (its suit says nothing about the
+    other player's cards that its rank does not)."""
+    return suits == 1 or hand == 1
+
+
 def n_post_keys(post: str, deck, hand: int) -> int:
     """How many post-draw keys ``post`` has on this deck: rows of a table keyed by them."""
     ranks = _deck_ranks(tuple(int(c) for c in deck), hand)

@@ -275,7 +275,7 @@ class Nl27View:
     @cached_property
     def final_rows(self) -> FinalRows:
         k = self.kernel
-        return final_rows(k.deck, k.hand, k.post)
+        return final_rows(k.deck, k.hand, k.key_post)
 
     @cached_property
     def post_sums(self) -> dict[tuple, dict[str, tuple[np.ndarray, np.ndarray]]]:
@@ -310,7 +310,7 @@ class Nl27View:
         s0 = _normal(tables["btn_draw"][classes[0], li])  # (D, k1, B, k0)
         reach1 = np.repeat((r1[:, :, None] * s1).transpose(0, 2, 1), hh, axis=1)  # (D, K2, B)
         reach0 = (r0[:, None, :, None] * s0).transpose(0, 1, 3, 2).reshape(d, k2, b)  # (D, K2, B)
-        rows = [self.final_rows.of_key[keys[u]] for u in (0, 1)]  # (D, K2) each player's row
+        rows = [self.final_rows.of_key[keys[u] % k.n_values] for u in (0, 1)]  # (D, K2) each player's row (by value)
         tree = self.game.tree
         start = len(line) + 2  # past both draws
         node_reach = {0: (reach0, reach1)}
@@ -574,8 +574,9 @@ def hand_text(view: Nl27View, text: str, stacks: list[int], width: int | None = 
     cls = int(k.classes.classify(cards[None])[0][0])
     group = view.groups.groups[int(view.groups.ids[cls])].label
     rank = lowball27_rank(np.sort(cards)[None])
-    key = int(post_keys(rank, k.post, k.deck, k.hand)[0])
-    row = int(view.final_rows.of_key[key])
+    value_key = int(post_keys(rank, k.key_post, k.deck, k.hand)[0])
+    key = cls * k.n_values + value_key if k.recall else value_key  # keys with recall: (class, value)
+    row = int(view.final_rows.of_key[value_key])
     out = [fit_line(f"{format_cards(cards)}: hand class {k.classes.label(cls)}, group {group}; standing pat its "
                     f"final hand is {value_label(cards)} ({view.final_rows.labels[row]}, post-draw key {key})",
                     width)]
