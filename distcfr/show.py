@@ -134,20 +134,6 @@ def sampled_text(args):
     return strategy, json.dumps(class_strategy_json(strategy, args.stack), indent=1)
 
 
-def _sampled_nl27_page(path) -> str | None:
-    """The HTML page of a sampled nl27 file (None for any other file)."""
-    if file_format(path) != CLASS_STRATEGY:
-        return None
-    from distcfr.evaluate.class_strategy import load_class_strategy, open_class_strategy_file
-
-    with open_class_strategy_file(path) as file:
-        if not str(file.header.get("game", "")).startswith("nl27"):
-            return None
-    from distcfr.present.nl27_sampled import nl27_page
-
-    return nl27_page(load_class_strategy(path), str(path))
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The command line of ``python -m distcfr.show``."""
     parser = OneLineParser(prog="python -m distcfr.show", description=__doc__.split("\n\n")[0].split(": ", 1)[1],
@@ -190,7 +176,7 @@ def main(argv=None) -> int:
             from distcfr.present.html_report import html_report
 
             check_writable(args.html)
-            write_atomic(args.html, (_sampled_nl27_page(args.path) or html_report(args.path)).encode())
+            write_atomic(args.html, html_report(args.path).encode())
             print(f"html report of {args.path} written to {args.html}")
             return 0
         sampled = file_format(args.path) == CLASS_STRATEGY

@@ -43,7 +43,12 @@ def html_report(path) -> str:
     if file_format(path) == CLASS_STRATEGY:
         from distcfr.evaluate.class_strategy import load_class_strategy
 
-        return sampled_page(load_class_strategy(path), str(path))
+        strategy = load_class_strategy(path)
+        if strategy.game.name == "nl27":  # its own page: bar charts per hand, before and after the draw
+            from distcfr.present.nl27_sampled import nl27_page
+
+            return nl27_page(strategy, str(path))
+        return sampled_page(strategy, str(path))
     from distcfr.evaluate.strategy import load_strategy
 
     return exact_page(load_strategy(path), str(path))
