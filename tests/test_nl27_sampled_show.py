@@ -134,6 +134,9 @@ def test_html_and_plot(mixed, tmp_path, capsys):
     assert show([str(path), "--html", str(page)]) == 0
     text = page.read_text()
     assert text.count("button&#x27;s first action, % of the group&#x27;s hands") == 2 and "<svg" in text
+    from distcfr.present.html_report import html_report
+
+    assert html_report(path) == text  # the library's call gives the page show writes
     pytest.importorskip("matplotlib")
     png = tmp_path / "open.png"
     assert show([str(path), "--plot", str(png), "--stack", "8"]) == 0
