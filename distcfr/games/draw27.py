@@ -75,7 +75,7 @@ class Draw27(LowballDeckGame):
         suits: int = 1
         hand: int = 1
         stacks: tuple = dataclasses.field(
-            default=(3.0,), metadata={"parse": parse_stacks, "format": lambda v: _format_stacks(v)})
+            default=(3.0,), metadata={"parse": parse_stacks, "format": lambda v: format_stacks(v)})
 
     def validate(self) -> None:
         self.validate_deck()
@@ -193,7 +193,7 @@ class Draw27(LowballDeckGame):
         return push_call_summary(self, strategy)
 
 
-def _format_stacks(stacks: tuple) -> str:
+def format_stacks(stacks: tuple) -> str:
     if len(stacks) == 1:
         return f"{stacks[0]:g}"
     step = stacks[1] - stacks[0]

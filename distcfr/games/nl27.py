@@ -30,7 +30,7 @@ import numpy as np
 
 from distcfr.errors import BadParameter
 from distcfr.games.base import History
-from distcfr.games.draw27 import MASK_CODES, _format_stacks, parse_stacks
+from distcfr.games.draw27 import MASK_CODES, format_stacks, parse_stacks
 from distcfr.games.lowball_deck import LowballDeckGame
 from distcfr.games.nl27_abstraction import DRAWS, class_value_recall, draw_count, n_post_keys, parse_draw, parse_post
 
@@ -116,7 +116,7 @@ class Nl27(LowballDeckGame):
         suits: int = 1
         hand: int = 1
         stacks: tuple = dataclasses.field(
-            default=(10.0,), metadata={"parse": parse_stacks, "format": lambda v: _format_stacks(v)})
+            default=(10.0,), metadata={"parse": parse_stacks, "format": lambda v: format_stacks(v)})
         open: tuple = dataclasses.field(default=(2.5,), metadata={"parse": parse_sizes, "format": _format_sizes})
         limp: int = dataclasses.field(default=1, metadata={"parse": parse_limp})
         raise_: float = dataclasses.field(default=3.0, metadata={"key": "raise"})

@@ -187,7 +187,7 @@ class SpotReader:
     def spot(self, histories: list[tuple], player: int, columns: dict[str, list[str]], rows_of=None) -> Spot:
         """Frequencies of action groups at the decisions of ``player`` after ``histories`` (one or
         several the opponent chooses between, each weighted by how often the opponent's range plays
-        it). ``columns``: column name -> the action categories it adds up (``_category``);
+        it). ``columns``: column name -> the action categories it adds up (``action_kind``);
         ``rows_of(history)``: the Rows of the player's states there (default: starting hands)."""
         rows_of = rows_of or (lambda history: self.hand_rows)
         names = list(columns)
@@ -205,7 +205,7 @@ class SpotReader:
             if weight <= 0:
                 continue
             probs = self.probs(history, player)  # (n_states, n_actions)
-            cats = [_category(code) for code, _ in self.game.actions(history)]
+            cats = [action_kind(code) for code, _ in self.game.actions(history)]
             reach = self.reach(history, player) * (weight / totals[self.own_moves(history, player)])  # (n_states,)
             den += np.bincount(rows.of_state, reach, len(labels))
             for j, name in enumerate(names):
@@ -298,7 +298,7 @@ def _classes_of(ids: np.ndarray) -> tuple[list[str], np.ndarray, list[int]]:
     return labels, of_state.ravel(), best.tolist()
 
 
-def _category(code: str) -> str:
+def action_kind(code: str) -> str:
     """An action code's kind: fold, check, call, bet, raise, allin or draw."""
     kinds = {"f": "fold", "k": "check", "c": "call", "a": "allin", "b": "bet", "r": "raise", "d": "draw", "n": "draw"}
     return kinds[code[0]]
@@ -323,7 +323,7 @@ def _short(label: str) -> str:
     return label.replace("raise to ", "raise ")
 
 
-def _facing(game, history: tuple) -> str:
+def facing_text(game, history: tuple) -> str:
     """A pre-draw line as a short heading: ``limp``, ``open 2.5``, ``limp, raise 3``."""
     names = {"c": "limp", "a": "all-in"}
     parts = []
@@ -340,14 +340,14 @@ def strategy_tables(game, strategy, variant: int) -> list[Table]:
     per = "per hand" if game.params.suits == 1 else "per hand class (suits averaged)"
     tables = [_table(f"button's opening, % {per}, best first", [("", reader.decision(()))], rows)]
     first = [(code,) for code, _ in game.actions(()) if code != "f" and reader.possible((code,))]
-    tables.append(_table(f"big blind's response, % {per}", [(_facing(game, h), reader.decision(h)) for h in first],
+    tables.append(_table(f"big blind's response, % {per}", [(facing_text(game, h), reader.decision(h)) for h in first],
                          rows))
     second = [(*h, code) for h in first for code, _ in game.actions(h)
               if code[0] in "ra" and game.player((*h, code)) == BUTTON and reader.possible((*h, code))]
     if second:
         tables.append(_table(f"button facing the big blind's raise, % {per} (- : not reached; a line the button "
                              "never plays left out)",
-                             [(_facing(game, h), reader.decision(h)) for h in second], rows))
+                             [(facing_text(game, h), reader.decision(h)) for h in second], rows))
     tables += _draw_tables(game, reader, per)
     for name, line in reader.main_lines():
         tables.append(_post_table(game, reader, name, line))
@@ -415,7 +415,7 @@ def opening_kinds(game) -> list[tuple[str, str]]:
     """(name, action category) of the button's first actions the game has: fold, limp, open (every
     size together), all-in."""
     kinds = [("fold", "fold"), ("limp", "call"), ("open", "raise"), ("all-in", "allin")]
-    have = {_category(code) for code, _ in game.actions(())}
+    have = {action_kind(code) for code, _ in game.actions(())}
     return [(name, category) for name, category in kinds if category in have]
 
 

@@ -54,7 +54,7 @@ def html_report(path) -> str:
     return exact_page(load_strategy(path), str(path))
 
 
-def _e(value) -> str:
+def esc(value) -> str:
     return html.escape(str(value), quote=True)
 
 
@@ -66,11 +66,12 @@ def exact_page(strategy, source: str) -> str:
     expl = strategy.exploitability_per_variant()
     values = strategy.value_per_variant
     br = strategy.best_response_per_variant  # (2, V)
-    body = [f"<h1>{_e(game.spec)}</h1>",
-            f"<p class='meta'>{_e(source)}: {_e(meta.get('algorithm') or '?')} after {_e(meta.get('iterations', 0))} "
-            f"iterations; values are the {_e(game.seats[0])}'s, in {_e(game.unit)}.</p>",
+    body = [f"<h1>{esc(game.spec)}</h1>",
+            f"<p class='meta'>{esc(source)}: {esc(meta.get('algorithm') or '?')} after "
+            f"{esc(meta.get('iterations', 0))} iterations; values are the {esc(game.seats[0])}'s, in "
+            f"{esc(game.unit)}.</p>",
             "<h2>Evaluation</h2>",
-            _html_table(["variant", f"value ({game.seats[0]})", f"exploitability {per(game.unit)}",
+            html_table(["variant", f"value ({game.seats[0]})", f"exploitability {per(game.unit)}",
                          f"best response ({game.seats[0]})", f"best response ({game.seats[1]})"],
                         [[label or "-", f"{values[v]:+.6f}", amount(expl[v], game.unit), f"{br[0, v]:+.6f}",
                           f"{br[1, v]:+.6f}"]
@@ -93,12 +94,12 @@ def exact_page(strategy, source: str) -> str:
     tree, note = _tree_data(strategy)
     body.append("<h2>Decision tree</h2><p class='note'>One node per player and what that player has seen "
                 "(the betting, and for draw27 the opponent's draw count); each row is an infoset "
-                "<code>private|observation</code> with the probability of each action. " + _e(note) + "</p>"
+                "<code>private|observation</code> with the probability of each action. " + esc(note) + "</p>"
                 "<div class='controls'><label id='tree-variant-label'>stack <select id='tree-variant'></select>"
                 "</label> "
                 "<input id='tree-search' type='search' placeholder='filter infosets by label, e.g. K|pb'> "
                 "<span id='tree-count'></span></div><div id='tree'></div>")
-    return _page(f"distcfr: {game.spec}", body, {"tree": tree})
+    return page(f"distcfr: {game.spec}", body, {"tree": tree})
 
 
 def _exact_tables(strategy) -> str:
@@ -121,14 +122,14 @@ def _exact_tables(strategy) -> str:
         if len(labels) == 1:
             out.append(inner)
         else:
-            out.append(f"<details class='variant'><summary>stack {_e(label)}</summary>{inner}</details>")
+            out.append(f"<details class='variant'><summary>stack {esc(label)}</summary>{inner}</details>")
     return "\n".join(out) if len(out) > 1 else ""
 
 
 def _table_obj(table) -> str:
     """A :class:`distcfr.games.table.Table` as an HTML table."""
     rows = [[label, *cells] for (label, _), cells in zip(table.rows, table.cells())]
-    return _html_table(["", *table.columns], rows, "strat", caption=table.title)
+    return html_table(["", *table.columns], rows, "strat", caption=table.title)
 
 
 def _tree_data(strategy) -> tuple[dict, str]:
@@ -165,11 +166,11 @@ def sampled_page(strategy, source: str) -> str:
     game, meta, kernel = strategy.game, strategy.meta, strategy.kernel
     labels = list(game.variant_labels)
     evaluation = meta.get("evaluation") if isinstance(meta.get("evaluation"), list) else []
-    body = [f"<h1>{_e(game.spec)}</h1>",
-            f"<p class='meta'>{_e(source)}: sampled {_e(meta.get('algorithm', '?'))} after "
-            f"{_e(meta.get('iterations', 0))} iterations, {_e(meta.get('deals', 0))} deals "
-            f"(seed {_e(meta.get('seed', '?'))}, "
-            f"batch {_e(meta.get('batch', '?'))}); {kernel.n_classes:,} hand classes; values in BB per hand for the "
+    body = [f"<h1>{esc(game.spec)}</h1>",
+            f"<p class='meta'>{esc(source)}: sampled {esc(meta.get('algorithm', '?'))} after "
+            f"{esc(meta.get('iterations', 0))} iterations, {esc(meta.get('deals', 0))} deals "
+            f"(seed {esc(meta.get('seed', '?'))}, "
+            f"batch {esc(meta.get('batch', '?'))}); {kernel.n_classes:,} hand classes; values in BB per hand for the "
             "button.</p>", "<h2>Evaluation</h2>"]
     rows, xs, ys, errs, highs = [], [], [], [], []
     exact = any(isinstance(row, dict) and "exploitability_exact" in row for row in evaluation)
@@ -192,7 +193,7 @@ def sampled_page(strategy, source: str) -> str:
             highs.append(high)
     columns = ["stack", "value", "standard error", "value, 95% interval", "exploitability per hand (upper estimate)",
                "exploitability, 95% interval", *(["exact exploitability (every deal enumerated)"] if exact else [])]
-    body.append(_html_table(columns, rows, "eval"))
+    body.append(html_table(columns, rows, "eval"))
     if not evaluation:
         body.append("<p class='note'>This file carries no evaluation (an interrupted run?).</p>")
     if len(xs) > 1:
@@ -209,23 +210,23 @@ def sampled_page(strategy, source: str) -> str:
                 "draws: the button's, among its hands that push, after the big blind drew its most common count "
                 "(groups: distcfr.present.lowball_groups).</p>")
     if len(report["stacks"]) > 1:
-        body.append(_html_table(["hand group", "hands", *(st["stack"] for st in report["stacks"])],
+        body.append(html_table(["hand group", "hands", *(st["stack"] for st in report["stacks"])],
                                 [[g["group"], _pct(g["hands"], 2),
                                   *(f"{_percent(st['groups'][i]['push'])}/{_percent(st['groups'][i]['call'])}"
                                     for st in report["stacks"])] for i, g in enumerate(report["groups"])],
                                 "groups", caption="push / call in % of the group's hands, per hand group (rows) and "
                                 "stack (columns)"))
     for v, stack in enumerate(report["stacks"]):
-        body.append(f"<details class='variant'{' open' if v == 0 else ''}><summary>{_e(stack['stack'])}: button "
+        body.append(f"<details class='variant'{' open' if v == 0 else ''}><summary>{esc(stack['stack'])}: button "
                     f"pushes {stack['push']:.1%} of hands, big blind calls {stack['call']:.1%}</summary>"
                     f"{_group_bars(report, v)}{_group_table(report, v)}</details>")
     hands, note = _hand_data(strategy)
     example, example_text = _example(strategy)
-    body.append("<h2>One hand's strategy</h2><p class='note'>" + _e(note) + "</p>"
-                f"<pre id='hand-example'>{_e(example_text)}</pre>"
+    body.append("<h2>One hand's strategy</h2><p class='note'>" + esc(note) + "</p>"
+                f"<pre id='hand-example'>{esc(example_text)}</pre>"
                 "<div class='controls'><input id='hand-search' type='search' autocomplete='off' "
-                f"placeholder='a hand, e.g. {_e(example)}'></div><pre id='hand-result'></pre>")
-    return _page(f"distcfr: {game.spec}", body, {"hands": hands})
+                f"placeholder='a hand, e.g. {esc(example)}'></div><pre id='hand-result'></pre>")
+    return page(f"distcfr: {game.spec}", body, {"hands": hands})
 
 
 def _number(x) -> float | None:
@@ -248,7 +249,7 @@ def _group_table(report: dict, v: int) -> str:
     rows = [[g["group"], _pct(g["hands"], 2), _pct(row["push"], 1), _pct(row["call"], 1),
              *(_pct(x) for x in row["bb_draws"]), *(_pct(x) for x in row["btn_draws"][k])]
             for g, row in zip(report["groups"], stack["groups"])]
-    return _html_table(head, rows, "groups")
+    return html_table(head, rows, "groups")
 
 
 def _group_bars(report: dict, v: int) -> str:
@@ -261,12 +262,12 @@ def _group_bars(report: dict, v: int) -> str:
            "<tspan class='call'>&#9632; call</tspan> (share of the group's hands)</text>"]
     for i, (g, row) in enumerate(zip(groups, stack["groups"])):
         y = 24 + i * row_h
-        out.append(f"<text x='{left - 6}' y='{y + 15}' text-anchor='end'>{_e(g['group'])}</text>")
+        out.append(f"<text x='{left - 6}' y='{y + 15}' text-anchor='end'>{esc(g['group'])}</text>")
         for j, (key, cls) in enumerate((("push", "push"), ("call", "call"))):
             p = row[key]
             w = 0 if p is None else bar * max(0.0, min(1.0, p))
             out.append(f"<rect class='{cls}' x='{left}' y='{y + 2 + 12 * j}' width='{w:.1f}' height='11'>"
-                       f"<title>{_e(g['group'])}: {key} {_pct(p, 1)}</title></rect>")
+                       f"<title>{esc(g['group'])}: {key} {_pct(p, 1)}</title></rect>")
             out.append(f"<text x='{left + w + 4:.1f}' y='{y + 12 + 12 * j}' class='small'>{_pct(p, 1)}</text>")
     out.append("</svg>")
     return "".join(out)
@@ -341,13 +342,13 @@ def _top_draws(probs: np.ndarray):
 
 
 # ---- pieces -----------------------------------------------------------------------------------
-def _html_table(head: list[str], rows: list[list], cls: str, caption: str | None = None) -> str:
+def html_table(head: list[str], rows: list[list], cls: str, caption: str | None = None) -> str:
     out = [f"<div class='scroll'><table class='{cls}'>"]
     if caption:
-        out.append(f"<caption>{_e(caption)}</caption>")
-    out.append("<thead><tr>" + "".join(f"<th>{_e(h)}</th>" for h in head) + "</tr></thead><tbody>")
+        out.append(f"<caption>{esc(caption)}</caption>")
+    out.append("<thead><tr>" + "".join(f"<th>{esc(h)}</th>" for h in head) + "</tr></thead><tbody>")
     for row in rows:
-        out.append("<tr>" + "".join(f"<td>{_e(c)}</td>" for c in row) + "</tr>")
+        out.append("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>")
     out.append("</tbody></table></div>")
     return "".join(out)
 
@@ -384,7 +385,7 @@ def _line_plot(title: str, xs: list[float], ys: list[float], errs: list[float] |
         return top + (hi - y) / (hi - lo) * (height - top - bottom)
 
     out = [f"<svg class='plot' width='{width}' height='{height}' viewBox='0 0 {width} {height}' role='img'>",
-           f"<text x='{width / 2}' y='16' text-anchor='middle' class='title'>{_e(title)}</text>",
+           f"<text x='{width / 2}' y='16' text-anchor='middle' class='title'>{esc(title)}</text>",
            f"<rect x='{left}' y='{top}' width='{width - left - right}' height='{height - top - bottom}' "
            "class='frame'/>"]
     for t in _ticks(lo, hi):
@@ -393,7 +394,7 @@ def _line_plot(title: str, xs: list[float], ys: list[float], errs: list[float] |
     for t in _ticks(x0, x1, 8):
         out.append(f"<text x='{px(t):.1f}' y='{height - bottom + 14}' text-anchor='middle' class='small'>{t:g}</text>")
     out.append(f"<text x='{(left + width - right) / 2}' y='{height - 6}' text-anchor='middle' class='small'>"
-               f"stack{' (' + _e(unit) + ')' if unit else ''}</text>")
+               f"stack{' (' + esc(unit) + ')' if unit else ''}</text>")
     if zero and lo < 0 < hi:
         out.append(f"<line x1='{left}' x2='{width - right}' y1='{py(0):.1f}' y2='{py(0):.1f}' class='zero'/>")
     points = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in zip(xs, ys))
@@ -414,12 +415,12 @@ def _json_script(data) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def _page(title: str, body: list[str], data: dict) -> str:
+def page(title: str, body: list[str], data: dict) -> str:
     return (f"<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
             "<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; style-src 'unsafe-inline'; "
             "script-src 'unsafe-inline'; img-src data:\">"
             "<meta name='viewport' content='width=device-width, initial-scale=1'>"
-            f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>\n" + "\n".join(body) +
+            f"<title>{esc(title)}</title><style>{_CSS}</style></head><body>\n" + "\n".join(body) +
             f"\n<p class='foot'>written by python -m distcfr.show --html</p>"
             f"\n<script type='application/json' id='report-data'>{_json_script(data)}</script>"
             f"\n<script>{_JS}</script>\n</body></html>\n")

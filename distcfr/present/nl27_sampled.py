@@ -36,7 +36,7 @@ from distcfr.cards import RANKS, format_cards, lowball27_rank
 from distcfr.evaluate.units import BB, exploitability_text
 from distcfr.games.hand_classes import combinations
 from distcfr.games.nl27_abstraction import post_keys, value_buckets, value_label
-from distcfr.games.nl27_tables import POST_COLUMNS, _category, _facing, opening_kinds, studied_lines
+from distcfr.games.nl27_tables import POST_COLUMNS, action_kind, facing_text, opening_kinds, studied_lines
 from distcfr.games.table import Table, fit_line
 from distcfr.present.lowball_groups import best_high, class_groups, draw_columns
 
@@ -197,7 +197,7 @@ class Nl27View:
         probs = self.pre[u][:, dec.index, v, :len(actions)]  # (C, n)
         legal = dec.alias[v, :len(actions)] == np.arange(len(actions))  # (n,) the others copy an action
         if merge is not None:
-            cats = [_category(code) for code, _ in actions]
+            cats = [action_kind(code) for code, _ in actions]
             probs = np.stack([probs[:, [a for a, cat in enumerate(cats) if cat in want]].sum(1)
                               for want in merge.values()], axis=1)
             legal = np.array([any(legal[a] for a, cat in enumerate(cats) if cat in want) for want in merge.values()])
@@ -208,7 +208,7 @@ class Nl27View:
         den = self.groups.sum(own)  # (G,)
         freq = _ratio(self.groups.sum(own[:, None] * probs), den, REACH_MIN * self.weight)
         freq[:, ~legal] = np.nan
-        title = "first action" if not history else _facing(self.game, tuple(history))
+        title = "first action" if not history else facing_text(self.game, tuple(history))
         return GroupSpot(title, columns, freq, den, den / self.weight)
 
     def opening(self, v: int) -> GroupSpot:
@@ -332,7 +332,7 @@ class Nl27View:
             if spot is None:
                 continue
             joint = node_reach[i][0] * node_reach[i][1]  # (D, K2, B)
-            cats = [_category(code) for code, _ in self.game.actions(history)]
+            cats = [action_kind(code) for code, _ in self.game.actions(history)]
             num, den = sums[spot]
             flat = (rows[u][..., None] * b + np.arange(b)).ravel()  # (D K2 B,) row-major (row, stack)
             size = num.shape[0] * b
@@ -588,7 +588,7 @@ def hand_text(view: Nl27View, text: str, stacks: list[int], width: int | None = 
             labels = [label.replace("raise to ", "raise ") for _, label in game.actions(history)]
             probs = view.pre[dec.player][cls, dec.index, v, :len(labels)]
             legal = dec.alias[v, :len(labels)] == np.arange(len(labels))
-            where = "first action" if not history else f"after {_facing(game, history)}"
+            where = "first action" if not history else f"after {facing_text(game, history)}"
             out.append(fit_line(f"  {SEATS[dec.player]}, {where}: {_mix(probs, labels, legal)}", width))
         table = Table(f"cards drawn on each line (% of each count played at least 5% of the time): as the big "
                       f"blind, and as the button after the big blind drew 0..{h}",
@@ -661,7 +661,7 @@ def save_opening_plot(path, strategy, stacks: list[int] | None = None) -> None:
     import matplotlib.pyplot as plt
 
     from distcfr.present.nl27_charts import COLORS
-    from distcfr.present.plots import _write_png
+    from distcfr.present.plots import write_png
 
     view = Nl27View(strategy, post_deals=0)
     keep = list(range(len(view.stacks))) if stacks is None else list(stacks)
@@ -690,7 +690,7 @@ def save_opening_plot(path, strategy, stacks: list[int] | None = None) -> None:
     axes[0, 0].legend(fontsize=8, loc="upper left", bbox_to_anchor=(0.0, -0.6 / (0.3 * len(labels))), ncol=4)
     fig.suptitle(f"button's first action per hand group (in brackets: its share of dealt hands)\n{strategy.game.spec}",
                  fontsize=9)
-    _write_png(path, fig)
+    write_png(path, fig)
 
 
 PLOT_STACKS = 4
@@ -698,9 +698,9 @@ PLOT_STACKS = 4
 
 # ---- HTML --------------------------------------------------------------------------------------------
 def _html_of(table: Table) -> str:
-    from distcfr.present.html_report import _html_table
+    from distcfr.present.html_report import html_table
 
-    return _html_table(["", *table.columns], [[label, *("-" if c is None else c for c in cells)]
+    return html_table(["", *table.columns], [[label, *("-" if c is None else c for c in cells)]
                                               for label, cells in table.rows], "groups", caption=table.title)
 
 
@@ -708,31 +708,31 @@ def nl27_page(strategy, source: str, post_deals: int = POST_DEALS) -> str:
     """The page of a sampled nl27 strategy: per stack the tables ``show`` prints, with bar charts of
     the button's first action and the big blind's responses, and the strategy of a hand of the best
     group."""
-    from distcfr.present.html_report import _e, _page
+    from distcfr.present.html_report import esc, page
     from distcfr.present.nl27_charts import stacked_bars
 
     meta = strategy.meta
     view = Nl27View(strategy, post_deals)
     labels = [g.label for g in view.groups.groups]
-    body = [f"<h1>{_e(strategy.game.spec)}</h1>",
-            f"<p class='meta'>{_e(source)}: sampled {_e(meta.get('algorithm', '?'))} after "
-            f"{_e(meta.get('iterations', 0))} iterations, {_e(meta.get('deals', 0))} deals; "
+    body = [f"<h1>{esc(strategy.game.spec)}</h1>",
+            f"<p class='meta'>{esc(source)}: sampled {esc(meta.get('algorithm', '?'))} after "
+            f"{esc(meta.get('iterations', 0))} iterations, {esc(meta.get('deals', 0))} deals; "
             f"{view.kernel.n_classes:,} hand classes in {len(labels)} lowball hand groups.</p>",
-            f"<p class='note'>{_e(LEGEND)}</p>"]
+            f"<p class='note'>{esc(LEGEND)}</p>"]
     for v in range(len(view.stacks)):
         charts = [stacked_bars("button's first action per hand group", labels, view.opening(v))]
         charts += [stacked_bars(f"big blind facing the {view.decision(h, v).title}", labels, view.decision(h, v))
                    for h in view.responses()]
         parts = [f"<div class='plots'>{''.join(charts)}</div>"]
         for item in stack_tables(view, v):
-            parts.append(_html_of(item) if isinstance(item, Table) else f"<p class='note'>{_e(item)}</p>")
+            parts.append(_html_of(item) if isinstance(item, Table) else f"<p class='note'>{esc(item)}</p>")
         body.append(f"<details class='variant'{' open' if v == 0 else ''}><summary>"
-                    f"{_e(evaluation_line(strategy, v).strip('= '))}</summary>{''.join(parts)}</details>")
+                    f"{esc(evaluation_line(strategy, v).strip('= '))}</summary>{''.join(parts)}</details>")
     example = strategy.kernel.classes.label(int(np.flatnonzero(view.groups.ids == 0)[0]))  # of the best group
     body.append(f"<h2>One hand's strategy</h2><p class='note'>python -m distcfr.show FILE --hand CARDS prints it "
                 "for any hand; here a hand of the best group's:</p>"
-                f"<pre>{_e(hand_text(view, example, list(range(len(view.stacks))), 120))}</pre>")
-    return _page(f"distcfr: {strategy.game.spec}", body, {})
+                f"<pre>{esc(hand_text(view, example, list(range(len(view.stacks))), 120))}</pre>")
+    return page(f"distcfr: {strategy.game.spec}", body, {})
 
 
 # ---- JSON ------------------------------------------------------------------------------------------

@@ -46,7 +46,7 @@ def save_run_plot(path, history: list[tuple[int, float]], summary: dict) -> None
         ax.set_ylabel("button's value (BB per hand)")
         ax.set_title(f"largest exploitability {summary['exploitability']:.1e} BB", fontsize=9)
         ax.grid(True, alpha=0.3)
-    _write_png(path, fig)
+    write_png(path, fig)
 
 
 def save_sweep_plot(path, summary: dict, groups: dict, top: int = 6) -> None:
@@ -88,7 +88,7 @@ def save_sweep_plot(path, summary: dict, groups: dict, top: int = 6) -> None:
     _brackets_panel(axes[1, 1], summary, stacks)
     for ax in fig.axes:
         ax.grid(True, alpha=0.3)
-    _write_png(path, fig)
+    write_png(path, fig)
 
 
 def _brackets_panel(ax, summary: dict, stacks: list[float]) -> None:
@@ -160,7 +160,7 @@ def save_compare_plot(path, data: dict) -> None:
     by_iteration.legend(fontsize=8)
     fig.suptitle(f"{data['game']}: exploitability of the average strategy, {data['seconds_per_rule']:g} s per rule",
                  fontsize=10)
-    _write_png(path, fig)
+    write_png(path, fig)
 
 
 def save_betting_plot(path, data: dict) -> None:
@@ -182,10 +182,10 @@ def save_betting_plot(path, data: dict) -> None:
     ax.legend(fontsize=8)
     worst = max(p["exploitability_betting"] for p in curve)
     ax.set_title(f"{data['game']}: exact values (exploitability at most {worst:.1e} BB)", fontsize=9)
-    _write_png(path, fig)
+    write_png(path, fig)
 
 
-def _write_png(path, fig) -> None:
+def write_png(path, fig) -> None:
     """Lay ``fig`` out, write it to ``path`` as a PNG atomically and let it go."""
     import matplotlib.pyplot as plt
 
