@@ -698,7 +698,7 @@ PLOT_STACKS = 4
 
 # ---- HTML --------------------------------------------------------------------------------------------
 def _html_of(table: Table) -> str:
-    from distcfr.present.html_report import html_table
+    from distcfr.present.html_page import html_table
 
     return html_table(["", *table.columns], [[label, *("-" if c is None else c for c in cells)]
                                               for label, cells in table.rows], "groups", caption=table.title)
@@ -708,7 +708,7 @@ def nl27_page(strategy, source: str, post_deals: int = POST_DEALS) -> str:
     """The page of a sampled nl27 strategy: per stack the tables ``show`` prints, with bar charts of
     the button's first action and the big blind's responses, and the strategy of a hand of the best
     group."""
-    from distcfr.present.html_report import esc, page
+    from distcfr.present.html_page import esc, page
     from distcfr.present.nl27_charts import stacked_bars
 
     meta = strategy.meta
