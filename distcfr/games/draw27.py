@@ -26,40 +26,11 @@ import numpy as np
 from distcfr.errors import BadParameter
 from distcfr.games.base import History
 from distcfr.games.draw_equity import draw_pairs_per_deal
-from distcfr.games.lowball_deck import LowballDeckGame
+from distcfr.games.lowball_deck import DeckParams, LowballDeckGame
 
 MASK_CODES = "0123456789abcdefghijklmnopqrstuv"  # one character per discard mask (hand <= 5)
 MAX_EXACT_DEALS = 3_000_000
 MAX_EXACT_DRAW_PAIRS = 5e11  # showdown pairs of the exact draw expectation: more is solved by sampling
-MAX_STACKS = 1000
-
-
-def parse_stacks(text: str) -> tuple[float, ...]:
-    """``"3"`` -> (3.0,); ``"1.5:10:0.5"`` -> (1.5, 2.0, ..., 10.0), both ends included."""
-    parts = text.split(":")
-    try:
-        numbers = [float(p) for p in parts]
-    except ValueError:
-        raise ValueError("write one stack (3) or an inclusive range start:stop:step (1.5:10:0.5)") from None
-    if not all(math.isfinite(x) for x in numbers):
-        raise ValueError("stacks must be finite")
-    if len(numbers) == 1:
-        return (numbers[0],)
-    if len(numbers) != 3:
-        raise ValueError("a range is start:stop:step, e.g. 1.5:10:0.5")
-    start, stop, step = numbers
-    if step <= 0:
-        raise ValueError(f"the step of a stack range must be positive, got {step:g}")
-    if stop < start:
-        raise ValueError(f"the stack range {text} is reversed (stop below start)")
-    span = (stop - start) / step  # may be inf (a step of 1e-320) or far beyond any integer worth making
-    if not span < MAX_STACKS:
-        many = f"{span + 1:.3g}" if math.isfinite(span) else "infinitely many"
-        raise ValueError(f"{many} stacks in one solve; at most {MAX_STACKS}")
-    count = math.floor(span + 1e-9) + 1
-    if count > MAX_STACKS:
-        raise ValueError(f"{count} stacks in one solve; at most {MAX_STACKS}")
-    return tuple(round(start + i * step, 12) for i in range(count))
 
 
 class Draw27(LowballDeckGame):
@@ -70,12 +41,8 @@ class Draw27(LowballDeckGame):
     seats = ("button", "big blind")
 
     @dataclasses.dataclass(frozen=True)
-    class Params:
-        ranks: int = 13
-        suits: int = 1
-        hand: int = 1
-        stacks: tuple = dataclasses.field(
-            default=(3.0,), metadata={"parse": parse_stacks, "format": lambda v: format_stacks(v)})
+    class Params(DeckParams):
+        """draw27's: the deck, the hand size and the stacks (push or fold, then draw)."""
 
     def validate(self) -> None:
         self.validate_deck()
@@ -191,10 +158,3 @@ class Draw27(LowballDeckGame):
         from distcfr.games.draw27_tables import push_call_summary
 
         return push_call_summary(self, strategy)
-
-
-def format_stacks(stacks: tuple) -> str:
-    if len(stacks) == 1:
-        return f"{stacks[0]:g}"
-    step = stacks[1] - stacks[0]
-    return f"{stacks[0]:g}:{stacks[-1]:g}:{round(step, 12):g}"

@@ -4,6 +4,7 @@ hands of ``hand`` cards, labels for hands, and a list of stacks solved as varian
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import numpy as np
 
@@ -18,6 +19,61 @@ def cards_text(card_ids, one_suit: bool) -> str:
     if one_suit:
         return "".join(RANKS[c // 4] for c in cards)
     return "".join(RANKS[c // 4] + SUITS[c % 4] for c in cards)
+
+
+MAX_STACKS = 1000
+
+
+def parse_stacks(text: str) -> tuple[float, ...]:
+    """``"3"`` -> (3.0,); ``"1.5:10:0.5"`` -> (1.5, 2.0, ..., 10.0), both ends included."""
+    parts = text.split(":")
+    try:
+        numbers = [float(p) for p in parts]
+    except ValueError:
+        raise ValueError("write one stack (3) or an inclusive range start:stop:step (1.5:10:0.5)") from None
+    if not all(math.isfinite(x) for x in numbers):
+        raise ValueError("stacks must be finite")
+    if len(numbers) == 1:
+        return (numbers[0],)
+    if len(numbers) != 3:
+        raise ValueError("a range is start:stop:step, e.g. 1.5:10:0.5")
+    start, stop, step = numbers
+    if step <= 0:
+        raise ValueError(f"the step of a stack range must be positive, got {step:g}")
+    if stop < start:
+        raise ValueError(f"the stack range {text} is reversed (stop below start)")
+    span = (stop - start) / step  # may be inf (a step of 1e-320) or far beyond any integer worth making
+    if not span < MAX_STACKS:
+        many = f"{span + 1:.3g}" if math.isfinite(span) else "infinitely many"
+        raise ValueError(f"{many} stacks in one solve; at most {MAX_STACKS}")
+    count = math.floor(span + 1e-9) + 1
+    if count > MAX_STACKS:
+        raise ValueError(f"{count} stacks in one solve; at most {MAX_STACKS}")
+    return tuple(round(start + i * step, 12) for i in range(count))
+
+
+def format_stacks(stacks: tuple) -> str:
+    if len(stacks) == 1:
+        return f"{stacks[0]:g}"
+    step = stacks[1] - stacks[0]
+    return f"{stacks[0]:g}:{stacks[-1]:g}:{round(step, 12):g}"
+
+
+def stacks_field(default: float):
+    """The ``stacks`` parameter: one stack or an inclusive range (:func:`parse_stacks`), ``default`` BB
+    when the spec gives none."""
+    return dataclasses.field(default=(default,), metadata={"parse": parse_stacks, "format": format_stacks})
+
+
+@dataclasses.dataclass(frozen=True)
+class DeckParams:
+    """What a deuce-to-seven game's Params start with: the lowest ``ranks`` ranks in ``suits`` suits,
+    hands of ``hand`` cards, and the stacks solved together."""
+
+    ranks: int = 13
+    suits: int = 1
+    hand: int = 1
+    stacks: tuple = stacks_field(3.0)
 
 
 class LowballDeckGame(Game):

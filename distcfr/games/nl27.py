@@ -30,8 +30,8 @@ import numpy as np
 
 from distcfr.errors import BadParameter
 from distcfr.games.base import History
-from distcfr.games.draw27 import MASK_CODES, format_stacks, parse_stacks
-from distcfr.games.lowball_deck import LowballDeckGame
+from distcfr.games.draw27 import MASK_CODES
+from distcfr.games.lowball_deck import DeckParams, LowballDeckGame, stacks_field
 from distcfr.games.nl27_abstraction import DRAWS, class_value_recall, draw_count, n_post_keys, parse_draw, parse_post
 
 ALLIN = math.inf  # a contribution that is the whole stack, whatever the stack
@@ -111,12 +111,10 @@ class Nl27(LowballDeckGame):
     exact_form = "ranges"
 
     @dataclasses.dataclass(frozen=True)
-    class Params:
-        ranks: int = 13
-        suits: int = 1
-        hand: int = 1
-        stacks: tuple = dataclasses.field(
-            default=(10.0,), metadata={"parse": parse_stacks, "format": lambda v: format_stacks(v)})
+    class Params(DeckParams):
+        """nl27's: the deck, the hand size, the stacks (10 BB by default), the betting and the abstractions."""
+
+        stacks: tuple = stacks_field(10.0)
         open: tuple = dataclasses.field(default=(2.5,), metadata={"parse": parse_sizes, "format": _format_sizes})
         limp: int = dataclasses.field(default=1, metadata={"parse": parse_limp})
         raise_: float = dataclasses.field(default=3.0, metadata={"key": "raise"})
