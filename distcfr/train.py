@@ -142,12 +142,12 @@ def build_parser() -> argparse.ArgumentParser:
                          f"at most {MAX_PER_CLASS:,}; 14 for 5 cards from 52)")
     sampled.add_argument("--bracket-rounds", type=_bracket_rounds, metavar="K",
                          help="rounds in which the bracket's classes whose best response is close choose it again "
-                         f"on four times the deals they had: each narrows its upper end and costs more (default: "
-                         f"{REFINE_ROUNDS}; 0: none)")
+                         f"on four times the deals they had: each narrows its upper end and costs more (draw27; "
+                         f"default: {REFINE_ROUNDS}; 0: none)")
     sampled.add_argument("--bracket-focus", type=_bracket_focus, metavar="S",
                          help="the bracket's focus round: the few classes whose upper estimate is least certain "
                          "choose their best response again on up to S times each player's first deals between them "
-                         f"(default: {FOCUS_SHARE}; 0: none)")
+                         f"(draw27; default: {FOCUS_SHARE}; 0: none)")
     sampled.add_argument("--exact-exploitability", action="store_true", default=None,
                          help="at the end, also the exact exploitability of the saved strategy, every deal "
                          "enumerated (decks the exact solver reaches, e.g. draw27(ranks=8,suits=2,hand=3); it says "
