@@ -274,6 +274,10 @@ class RayClassBlocks(RayGroups, ClassBlockSetBase):
     def _result(self, call):
         return self._get([call])[0]
 
+    def _held(self, rows: np.ndarray):
+        """Rows this process holds (key tables' rows, for a checkpoint), as a call :meth:`_result` gives back."""
+        return ray.put(rows)
+
     def _restart_strategy(self) -> None:
         self.parts = [[a.sigma.remote(p) for a in self.actors] for p in (0, 1)]
 
