@@ -271,7 +271,7 @@ def sent_bytes(solver, workers: int) -> tuple[int, int]:
     for player, ids in enumerate(rows_read(solver.game.spec, solver.schedule, workers, solver.seed)):
         sent = ray.get(owner.serve.remote(1 - player, ids))
         packed += sent["ids"].nbytes + sum(a.nbytes for name, part in sent.items() if name != "ids" for a in part[1:])
-        plain += sum(int(np.prod(shape)) * 4 for name, (shape, *_) in sent.items() if name != "ids")
+        plain += sum(int(np.prod(part[0])) * 4 for name, part in sent.items() if name != "ids")
     return packed, plain
 
 
