@@ -1,11 +1,19 @@
-"""Sampled 5-card draw27 on Ray: one vs two workers, bytes moved and memory per worker.
+"""A sampled game on Ray (5-card draw27 by default, or nl27): one vs two workers, bytes moved and
+memory per worker.
 
-    python bench/sampled_scaling.py [--batch N] [--iterations 2] [--json FILE]
+    python bench/sampled_scaling.py [--game SPEC] [--batch N] [--iterations 2] [--json FILE]
 
 Each worker owns the table rows of its hand classes and updates them itself; per half-iteration
 only the updated player's current strategy moves: each worker puts its rows (float32) in the
 object store, where the others on its node read them in place; a worker on another node is sent
 only the rows its deals read (``--workers 2n`` times 2 workers read that way on this machine).
+
+nl27 has key tables besides (post-draw rows every class shares, held by the coordinator): per
+half-iteration every worker is sent their current strategy (both players' tables, float32) and
+sends back its int64 sums of the updated player's key rows its deals reached, which the
+coordinator adds up. Neither shrinks with more workers: each worker's link carries both whatever
+their number, and the coordinator's carries them once per worker and adds one worker's sums more
+per worker.
 
 The workers time themselves: the seconds each spends evaluating its deals (the part that splits)
 and in the rest of its half-iterations (updates, regret matching, the strategy's puts), and the
@@ -16,17 +24,36 @@ workers against one worker's says whether a shortfall from 2x is the split's or 
 that splits and the work that does not, the strategy bytes each iteration puts) and the speed-ups:
 ``speedup_2`` measured, ``speedup_16`` and ``speedup_64`` from the model over 10 Gb/s links, with
 the bytes sent per worker (``bytes_sent_per_worker_W``): the rows its deals read, packed as the
-workers pack them, from the one-worker run's current strategy."""
+workers pack them, from the one-worker run's current strategy; for nl27 also the key tables'
+traffic (``key_...``), the bytes a worker's link carries per iteration in all
+(``bytes_per_iteration_per_worker_W``) and the speed-ups where the coordinator's link carries every
+worker's key traffic (``speedup_W_head_link``)."""
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import time
 
 import numpy as np
 
 NETWORK_BYTES_PER_S = 1.25e9  # a 10 Gb/s link between nodes (model only)
+
+
+@dataclasses.dataclass(frozen=True)
+class KeyTraffic:
+    """Per iteration, the key tables' traffic of one worker (nl27; all zero for a game without key
+    tables): ``strategy`` bytes it is sent (both players' key tables, each half), ``sums`` bytes of
+    int64 key sums it sends back, and ``add_seconds`` the coordinator takes to add them to the rest."""
+
+    strategy: int = 0
+    sums: int = 0
+    add_seconds: float = 0.0
+
+    @property
+    def bytes(self) -> int:
+        return self.strategy + self.sums
 
 
 def peak_rss(pid: int) -> int:
@@ -51,10 +78,11 @@ def main() -> None:
     from distcfr.engine.class_blocks import LocalClassBlocks
     from distcfr.engine.kernels import sampled_kernel
     from distcfr.engine.memory import sampled_estimate
+    from distcfr.engine.sampled_kernel import class_tables
     from distcfr.games.registry import load_game
     from distcfr.solve.sampled_solver import SampledSolver, default_batch
 
-    game = load_game(args.game)
+    game = load_game(args.game).sampled_form()
     rows = []
     print(f"{args.game}, batch {args.batch or default_batch(sampled_kernel(game)):,} deals per half-iteration, "
           f"{args.shards} shards, {os.cpu_count()} CPUs, numpy {np.__version__}")
@@ -74,13 +102,16 @@ def main() -> None:
         solver = SampledSolver(game, batch=args.batch, seed=1, shards=args.shards, shard_set=factory)
         solver.step()  # warm-up: actors build their lookup tables, first strategy broadcast
         worker_seconds(solver)
+        key_sums = getattr(solver.shards, "key_sums_received", None)
+        if key_sums is not None:
+            key_sums.clear()
         start = time.perf_counter()
         for _ in range(args.iterations):
             solver.step()
         seconds = (time.perf_counter() - start) / args.iterations
         inside = worker_seconds(solver, args.iterations)
-        kernel = solver.kernel  # the strategy rows each half-iteration puts in the object store (float32):
-        moved = [sum(kernel.n_classes * int(np.prod(b.shape)) * 4 for b in kernel.strategy_tables if b.player == p)
+        kernel = solver.kernel  # the class rows each half-iteration puts in the object store (float32):
+        moved = [sum(kernel.n_classes * int(np.prod(b.shape)) * 4 for b in class_tables(kernel) if b.player == p)
                  for p in (0, 1)]
         memory = sampled_estimate(solver.kernel, solver.batch, args.shards, max(workers, 1))
         pids = solver.shards.pids() if workers else [os.getpid()]
@@ -88,12 +119,13 @@ def main() -> None:
         rows.append((entry, seconds, 2 * solver.batch / seconds, moved, memory.per_worker, peak, inside))
         if entry == "1":  # what a worker on its own node would be sent, from this run's current strategy
             sent = {w: sent_bytes(solver, w) for w in (2, 16, 64)}
+            keys = key_traffic(solver, args.iterations)
         solver.close()
         print_row(*rows[-1])
     by_workers = {row[0]: row for row in rows}
     if {"1", "2"} <= set(by_workers):
         one, two = by_workers["1"], by_workers["2"]
-        model = print_ratio_and_model(one[1], two[1], two[3], solver.batch, one[6], sent)
+        model = print_ratio_and_model(one[1], two[1], two[3], solver.batch, one[6], sent, keys)
         if args.json:
             import json
 
@@ -171,20 +203,48 @@ def timed_shards_class(apart: bool = False):
         group_class = TimedRowGroup
 
         def __init__(self, *args):
+            self.key_sums_received: list[tuple[int, list[dict]]] = []  # (player, every worker's key sums) per half
             super().__init__(*args)
             if apart:
                 self.node_ids = list(range(len(self.actors)))
 
+        def _update_shared(self, player, iteration, rule, parts):
+            self.key_sums_received.append((player, parts))
+            super()._update_shared(player, iteration, rule, parts)
+
     return TimedSampledShards
 
 
-def rows_read(spec: str, batch: int, workers: int, seed: int = 1, iteration: int = 2) -> list[np.ndarray]:
+def key_traffic(solver, iterations: int) -> KeyTraffic:
+    """The key tables' traffic per iteration of the one worker of ``solver`` (Ray, timed: the key sums it
+    sent in the last ``iterations`` iterations), and the seconds the coordinator takes to add one worker's
+    key sums of an iteration to the rest (as ``_update_shared`` adds them; timed here once more)."""
+    shards = solver.shards
+    received = shards.key_sums_received
+    if not shards.key_tables or not received:
+        return KeyTraffic()
+    strategy = 2 * sum(table.nbytes for table in shards.shared_sigma.values())  # both players' tables, each half
+    sums = sum(a.nbytes for _, parts in received for part in parts for name in part for a in part[name])
+    totals = {name: (np.zeros(r.shape, np.int64), np.zeros(r.shape[:-1], np.int64))
+              for name, r in shards.shared_regrets.items()}
+    start = time.perf_counter()
+    for _, parts in received:
+        for part in parts:
+            for name, (rows, q, reach) in part.items():
+                totals[name][0][rows] += q
+                totals[name][1][rows] += reach
+    add = time.perf_counter() - start
+    workers = len(received[0][1])
+    return KeyTraffic(strategy, sums // (workers * iterations), add / (workers * iterations))
+
+
+def rows_read(spec: str, schedule, workers: int, seed: int = 1, iteration: int = 2) -> list[np.ndarray]:
     """Per player's half, the other player's strategy rows that the first of ``workers`` workers (one
     class block each), each on its own node, is sent (ClassBlockGroup.plan; its tables are never
     touched, so never resident)."""
     from distcfr.engine.class_blocks import ClassBlockGroup
 
-    group = ClassBlockGroup(spec, workers, 0, 1, seed, (batch, batch))  # deal shares 1:1
+    group = ClassBlockGroup(spec, workers, 0, 1, seed, schedule)  # the run's DealSchedule
     return [group.plan(player, iteration) for player in (0, 1)]
 
 
@@ -208,21 +268,25 @@ def sent_bytes(solver, workers: int) -> tuple[int, int]:
 
     owner = solver.shards.actors[0]
     packed = plain = 0
-    for player, ids in enumerate(rows_read(solver.game.spec, solver.batch, workers, solver.seed)):
+    for player, ids in enumerate(rows_read(solver.game.spec, solver.schedule, workers, solver.seed)):
         sent = ray.get(owner.serve.remote(1 - player, ids))
         packed += sent["ids"].nbytes + sum(a.nbytes for name, part in sent.items() if name != "ids" for a in part[1:])
-        plain += sum(int(np.prod(shape)) * 4 for name, (shape, *_) in sent.items() if name != "ids")
+        plain += sum(int(np.prod(part[0])) * 4 for name, part in sent.items() if name != "ids")
     return packed, plain
 
 
 def print_ratio_and_model(one: float, two: float, moved: list[int], batch: int, timed_one: list,
-                          sent: dict[int, tuple[int, int]]) -> dict:
+                          sent: dict[int, tuple[int, int]], keys: KeyTraffic = KeyTraffic()) -> dict:
     """Print 2 workers against 1 and the model's 16 and 64 workers; return the constants and speed-ups.
 
-    The model: t(W) = a / W + b + transfers, each of W workers on its own node sent, each half over
-    a 10 Gb/s link, the other player's strategy rows its deals read, packed (``sent``: (packed,
-    float32) bytes; ``..._unpacked`` counts them as float32 rows, and ``..._all_rows`` every row of
-    every other worker, as before). Its constants are measured two ways: from the one
+    The model: t(W) = a / W + b + (W - 1) c + transfers, each of W workers on its own node sent, each
+    half over a 10 Gb/s link, the other player's strategy rows its deals read, packed (``sent``:
+    (packed, float32) bytes; ``..._unpacked`` counts them as float32 rows, and ``..._all_rows`` every
+    row of every other worker, as before), plus the key tables' traffic (``keys``: their strategy to
+    the worker and its int64 sums back, on the same link, which do not shrink with W) and the
+    coordinator's adding of each further worker's key sums (c). ``..._head_link`` takes the
+    transfers as the coordinator's link carrying W workers' key traffic where that is more than a
+    worker's link carries. Its constants are measured two ways: from the one
     worker's own timing (a: its half-iterations, which split by class block; b: the coordinator's
     time beyond it), the ``speedup_16`` / ``speedup_64`` figures; and, as issue 9 did, from the wall
     times of 1 and 2 workers (``..._from_walls``), which also counts as "not splitting" what two
@@ -234,21 +298,36 @@ def print_ratio_and_model(one: float, two: float, moved: list[int], batch: int, 
            "link_bytes_per_second": NETWORK_BYTES_PER_S, "speedup_2": one / two}
     out |= {f"bytes_sent_per_worker_{w}": packed for w, (packed, _) in sent.items()}
     out |= {f"bytes_of_rows_read_per_worker_{w}": plain for w, (_, plain) in sent.items()}
+    if keys.bytes:
+        out |= {"key_strategy_bytes_per_iteration_per_worker": keys.strategy,
+                "key_sums_bytes_per_iteration_per_worker": keys.sums,
+                "key_sums_add_seconds_per_worker": keys.add_seconds}
+        out |= {f"bytes_per_iteration_per_worker_{w}": packed + keys.bytes for w, (packed, _) in sent.items()}
+        print(f"key tables, per iteration: every worker is sent their strategy ({keys.strategy / 1e6:.1f} MB) and "
+              f"sends back its int64 key sums ({keys.sums / 1e6:.1f} MB; one worker's), whatever the number of "
+              f"workers; the coordinator adds each worker's sums in {keys.add_seconds:.3f} s; a worker's link carries "
+              + ", ".join(f"{(packed + keys.bytes) / 1e6:.0f} MB at {w} workers" for w, (packed, _) in sent.items()))
     worker = sum(half for half, _, _ in timed_one)
     ways = {"": (worker, max(one - worker, 0.0)), "_from_walls": (2 * (one - two), max(2 * two - one, 0.0))}
     for suffix, (a, b) in ways.items():
         out[f"splits_seconds{suffix}"], out[f"does_not_split_seconds{suffix}"] = a, b
         for workers in (16, 64):
-            transfers = {"": sent[workers][0], "_unpacked": sent[workers][1], "_all_rows": moved * (1 - 1 / workers)}
+            rows_in = {"": sent[workers][0], "_unpacked": sent[workers][1], "_all_rows": moved * (1 - 1 / workers)}
+            transfers = {name: bytes_in + keys.bytes for name, bytes_in in rows_in.items()}
+            if keys.bytes:
+                transfers["_head_link"] = max(transfers[""], workers * keys.bytes)
+            adding = (workers - 1) * keys.add_seconds
             for rows, bytes_in in transfers.items():
                 network = bytes_in / NETWORK_BYTES_PER_S
-                t = a / workers + b + network
+                t = a / workers + b + adding + network
                 out[f"speedup_{workers}{suffix}{rows}"] = one / t
                 out[f"transfer_seconds_{workers}{rows}"] = network
                 name = f"{suffix}{rows}".replace("_", " ")
+                added = f", {adding:.2f} s adding key sums" if keys.bytes else ""
+                link = "the coordinator's link" if rows == "_head_link" else "sent per worker"
                 print(f"model{name}, {workers} workers on {workers} nodes: {t:.2f} s per iteration, "
                       f"{2 * batch / t:,.0f} deals/s, {one / t:.1f}x one worker (a = {a:.2f} s splits, b = {b:.2f} s "
-                      f"does not, {bytes_in / 1e9:.2f} GB sent per worker: {network:.2f} s)")
+                      f"does not{added}, {bytes_in / 1e9:.2f} GB {link}: {network:.2f} s)")
     return out
 
 

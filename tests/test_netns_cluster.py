@@ -1,6 +1,7 @@
 """A real two-node Ray cluster, one `ray start` per Linux network namespace (tests/netns_cluster.py),
-gives the same bytes as a run without Ray, sampled and exact; an exact run on three nodes still
-does after losing one, and a sampled one after losing one or having one cut off for 10 s; on two
+gives the same bytes as a run without Ray, sampled (draw27, and nl27 with its key tables, which every
+worker reads and adds to) and exact; an exact run on three nodes still does after losing one, and a
+sampled one (draw27 or nl27) after losing one or having one cut off for 10 s; on two
 nodes of one CPU, a run of either mode that loses its worker node goes on on the head's CPU; losing
 the head ends a run within seconds in one line, and its checkpoint resumes to the same bytes; the
 harness's teardown leaves no process and no namespace behind, also when the test body raised;
@@ -33,6 +34,11 @@ from distcfr.train import main
 SAMPLED = ["--game", "draw27(ranks=8,suits=2,hand=3,stacks=10)", "--sampling", "--seed", "7", "--iterations", "6",
            "--batch", "1000", "--bracket-samples", "500"]
 EXACT = ["--game", "leduc", "--iterations", "50", "--shards", "4"]
+# nl27 has key tables besides its class tables (post-draw rows shared by every class): the block set holds
+# them, sends every worker their strategy and adds the workers' int64 sums each half-iteration
+NL27 = "nl27(ranks=6,suits=2,hand=2,stacks=5)"
+SAMPLED_NL27 = ["--game", NL27, "--sampling", "--seed", "7", "--iterations", "6", "--batch", "1000",
+                "--bracket-samples", "2"]
 
 
 @contextlib.contextmanager
@@ -89,6 +95,15 @@ def test_sampled_run_across_two_nodes_is_bitwise_the_run_without_ray(cluster, tm
 
 
 @pytest.mark.slow
+def test_sampled_nl27_run_across_two_nodes_is_bitwise_the_run_without_ray(cluster, tmp_path):
+    """The key tables' strategy goes out to both nodes and their sums come back each half-iteration:
+    the strategy file (key tables included) is the run's without Ray, bit for bit."""
+    strategy, summary = on_cluster(cluster, tmp_path, SAMPLED_NL27)
+    assert summary["workers"] == 2 and summary["nodes"] == 2 and summary["iterations"] == 6
+    assert strategy == in_process(tmp_path, SAMPLED_NL27)
+
+
+@pytest.mark.slow
 def test_exact_run_across_two_nodes_is_bitwise_the_run_without_ray(cluster, tmp_path):
     strategy, summary = on_cluster(cluster, tmp_path, EXACT)
     assert summary["workers"] == 2 and summary["nodes"] == 2
@@ -110,17 +125,20 @@ def actor_nodes(cluster) -> list[int]:
     return found
 
 
-def run_losing_a_node(tmp_path, argv, settle: float = 0.0) -> dict:
+def run_losing_a_node(tmp_path, argv, settle: float = 0.0, checkpoint: bool = False) -> dict:
     """``train argv`` on 2 workers of a 3-node cluster (one CPU each), the node of a worker off the head
-    killed ``settle`` seconds after its worker is up; checks the run ends well with the bytes of the run
-    without Ray, and returns its summary. Ray's health checks give the node up after about 5 s, not 15."""
-    out, summary = tmp_path / "cluster.msgpack", tmp_path / "cluster.json"
+    killed ``settle`` seconds after its worker is up (with ``checkpoint``, after the run's first
+    --checkpoint is written too); checks the run ends well with the bytes of the run without Ray, and
+    returns its summary. Ray's health checks give the node up after about 5 s, not 15."""
+    out, summary, ckpt = tmp_path / "cluster.msgpack", tmp_path / "cluster.json", tmp_path / "run.ckpt"
+    keep = ["--checkpoint", str(ckpt)] if checkpoint else []
     with cluster_or_skip(nodes=3, cpus_per_node=1, quick_health_checks=True) as c:
-        driver = c.popen([sys.executable, "-m", "distcfr.train", *argv, "--workers", "2", "--address", c.address,
-                          "--quiet", "--no-tables", "--out", str(out), "--summary-json", str(summary)],
+        driver = c.popen([sys.executable, "-m", "distcfr.train", *argv, *keep, "--workers", "2", "--address",
+                          c.address, "--quiet", "--no-tables", "--out", str(out), "--summary-json", str(summary)],
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         deadline = time.time() + 60
-        while not (lost := [i for i in actor_nodes(c) if i != 0]) and time.time() < deadline:
+        while (not (lost := [i for i in actor_nodes(c) if i != 0]) or (checkpoint and not ckpt.exists())) \
+                and time.time() < deadline:
             time.sleep(0.2)
         assert lost and driver.poll() is None  # a worker sits off the head, and the solve still runs
         time.sleep(settle)
@@ -151,6 +169,19 @@ def test_sampled_run_survives_a_lost_node_with_the_same_bytes(tmp_path):
                                         "7", "--iterations", "600", "--batch", "2000", "--shards", "4",
                                         "--checkpoint-every", "5", "--bracket-samples", "2"], settle=2.0)
     assert len(data["recoveries"]) >= 1 and data["iterations"] == 600
+
+
+@pytest.mark.slow
+def test_sampled_nl27_run_survives_a_lost_node_with_the_same_bytes(tmp_path):
+    """20-40 s. As for draw27, the node holding one of the two workers is killed mid-run, here after the
+    first checkpoint: the run rebuilds its class blocks from its recovery point, key tables included (the
+    block set holds those, and the checkpoint streams them with the rest), and ends with the bytes of the
+    run without Ray."""
+    data = run_losing_a_node(tmp_path, ["--game", NL27, "--sampling", "--seed", "7", "--iterations", "100",
+                                        "--batch", "500", "--shards", "4", "--checkpoint-every", "5",
+                                        "--bracket-samples", "2"], settle=1.0, checkpoint=True)
+    assert data["recoveries"] and all(r["resumed_at"] >= 5 for r in data["recoveries"])
+    assert data["iterations"] == 100
 
 
 SAMPLED_LONG = ["--game", "draw27(ranks=8,suits=2,hand=3,stacks=10)", "--sampling", "--seed", "7", "--iterations",
