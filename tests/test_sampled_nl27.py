@@ -353,3 +353,16 @@ def test_sampled_deals_of_a_class_are_unbiased_against_every_deal_of_it():
             name = ("btn_pre", "bb_pre")[player]
             scale = np.abs(want[name].q[0] / len(exact)).max()
             np.testing.assert_allclose(got[name].q[0] / n, want[name].q[0] / len(exact), atol=0.03 * scale + 1e-3)
+
+
+def test_train_resumes_from_the_spec_the_run_was_started_with(tmp_path):
+    """The checkpoint holds the game with its abstractions filled in; the user's spec names none."""
+    from distcfr.train import main
+
+    argv = ["--game", "nl27(ranks=6,suits=2,hand=2,stacks=5)", "--sampling", "--batch", "500", "--bracket-samples",
+            "2", "--workers", "0", "--quiet", "--no-tables"]
+    ckpt, resumed, straight = tmp_path / "run.ckpt", tmp_path / "resumed.msgpack", tmp_path / "straight.msgpack"
+    assert main([*argv, "--iterations", "4", "--checkpoint", str(ckpt), "--out", str(tmp_path / "first.msgpack")]) == 0
+    assert main([*argv, "--iterations", "8", "--resume", str(ckpt), "--out", str(resumed)]) == 0
+    assert main([*argv, "--iterations", "8", "--out", str(straight)]) == 0
+    assert resumed.read_bytes() == straight.read_bytes()

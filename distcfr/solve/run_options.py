@@ -64,7 +64,10 @@ def checkpoint_to_resume(options, say: Callable[[str], None]):
         return None
     checkpoint = load_checkpoint(path)
     sampled = checkpoint.mode == "sampled"
-    given = {"game": options.game and load_game(options.game).spec, "algorithm": options.algorithm,
+    game = options.game and load_game(options.game)
+    if game and sampled:  # a sampled run saves the game it solved: the spec's, abstractions filled in
+        game = game.sampled_form()
+    given = {"game": game and game.spec, "algorithm": options.algorithm,
              "updates": options.updates, "shards": options.shards,
              "seed": options.seed if sampled else None, "batch": options.batch if sampled else None,
              "deal_shares": options.deal_shares if sampled else None}
