@@ -12,6 +12,10 @@ SAMPLED_DEALS_PER_SECOND = 100_000  # deals a sampled pass evaluates per second 
 # a bracket's drawn deal costs this many training deals (both players' sets, without refinement or focus rounds):
 # bench/calibration.py
 BRACKET_DEAL_COST = 1.8
+# nl27's bracket: its best response takes a pass per level of the betting tree over deals of few classes at a
+# time, against training passes over sparse strategies: the real deck's 60-minute run's final bracket
+# (docs/lab/NL27-history.md)
+NL27_BRACKET_DEAL_COST = 10.0
 # each refinement round and the focus round add about this many times that bracket's time (progress and final
 # brackets are forecast with it, final ones sized by it): bench/calibration.py (brackets with and without them)
 BRACKET_ROUND_COST = 5.8

@@ -26,6 +26,7 @@ import numpy as np
 from distcfr import cards
 from distcfr.cards import CARD_KEYS, rank_of_keys
 from distcfr.engine import draw27_compiled as compiled
+from distcfr.engine.calibration import BRACKET_DEAL_COST
 from distcfr.engine.layout import Layout
 from distcfr.engine.lowball_deals import LowballDeals
 from distcfr.engine.row_table import rows_of
@@ -74,6 +75,7 @@ class SampledDraw27(LowballDeals):
     response_order = (("btn_draw", "btn_push"), ("bb_draw", "bb_call"))
     refines = True  # the bracket's close classes choose their response again (distcfr.engine.sampled_bracket)
     batch_per_class = 8  # the default batch's deals per hand class (distcfr.solve.sampled_solver.default_batch)
+    bracket_deal_cost = BRACKET_DEAL_COST  # training deals a bracket's drawn deal costs
 
     def best_response(self, profile: dict, deals: np.ndarray, player: int) -> None:
         """The player's best response on ``deals`` (grouped by its class) in ``profile``, class by class."""

@@ -69,6 +69,7 @@ class SampledKernel(Protocol):
     cycle: bool  # whether a class's training deals walk the other hands in a cycle
     refines: bool  # whether the bracket's close classes choose their best response again (and a focus round)
     batch_per_class: int  # the default batch's deals per hand class
+    bracket_deal_cost: float  # training deals a bracket's drawn deal costs (distcfr.engine.calibration)
 
     @property
     def n_classes(self) -> int: ...

@@ -33,6 +33,7 @@ import numpy as np
 
 from distcfr.cards import CARD_KEYS, rank_of_keys
 from distcfr.engine import nl27_compiled, nl27_response
+from distcfr.engine.calibration import NL27_BRACKET_DEAL_COST
 from distcfr.engine.lowball_deals import LowballDeals
 from distcfr.engine.nl27_response import LocalPost, local_view, piece_deals
 from distcfr.engine.row_table import rows_of
@@ -78,6 +79,7 @@ class SampledNl27(LowballDeals):
     cycle = True  # a class's training deals meet the other hands in a cycle
     refines = False  # the bracket's refinement and focus rounds are draw27's response's
     batch_per_class = 1  # the default batch's deals per hand class: a deal walks the whole betting tree
+    bracket_deal_cost = NL27_BRACKET_DEAL_COST  # training deals a bracket's drawn deal costs
     compiled = True  # the compiled pass (nl27_compiled); False: the numpy reference pass, for tests
     deal_chunk = DEAL_CHUNK
 

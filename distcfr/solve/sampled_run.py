@@ -13,7 +13,7 @@ import time
 
 import numpy as np
 
-from distcfr.engine.calibration import BRACKET_DEAL_COST, BRACKET_ROUND_COST
+from distcfr.engine.calibration import BRACKET_ROUND_COST
 from distcfr.engine.sampled_bracket import FOCUS_SHARE, REFINE_ROUNDS, drawn_deals, refine_steps
 from distcfr.errors import BadParameter
 from distcfr.evaluate.class_strategy import default_per_class, exact_seconds
@@ -167,15 +167,16 @@ class SampledRun(RunHooks):
 
     def forecast(self, solver) -> float:
         """How long the next progress bracket is expected to take: the last one's time, or before the first,
-        its drawn deals at BRACKET_DEAL_COST training deals each (at the run's rate so far), and its rounds
-        (:func:`round_factor`); a first that
-        does not fit the brackets' share of the time yet says once when it will."""
+        its drawn deals at the kernel's ``bracket_deal_cost`` training deals each (at the run's rate so
+        far), and its rounds (:func:`round_factor`); a first that does not fit the brackets' share of the
+        time yet says once when it will."""
         if self.target:
             return 0.0
         if self.history:
             return self.history[-1]["eval_seconds"]
         elapsed = time.perf_counter() - self.start
-        expected = (BRACKET_DEAL_COST * drawn_deals(self.per_class, self.n_classes) * self.seconds_per_deal(solver)
+        expected = (solver.kernel.bracket_deal_cost * drawn_deals(self.per_class, self.n_classes)
+                    * self.seconds_per_deal(solver)
                     * round_factor(self.full_rounds, self.focus))
         if expected > EVAL_SHARE * elapsed and not self.told_wait:
             self.told_wait = True
@@ -324,7 +325,7 @@ class SampledRun(RunHooks):
 
     def seconds_per_class(self, solver):
         """``cost(per_class, rounds)``: a final bracket's expected seconds, from the run's latest progress
-        bracket of its second half (scaled by the deals), else from the run's rate: BRACKET_DEAL_COST
+        bracket of its second half (scaled by the deals), else from the run's rate: the kernel's ``bracket_deal_cost``
         training deals a drawn deal, times its rounds' :func:`round_factor`; None where the run has no rate
         (no iteration)."""
         progress = [h for h in self.history if h["per_class"] == self.per_class]
@@ -335,7 +336,7 @@ class SampledRun(RunHooks):
                                          * round_factor(r, self.focus) / round_factor(rounds, self.focus))
         if rate is None:
             return None
-        base = BRACKET_DEAL_COST * drawn_deals(1, self.n_classes) * rate
+        base = solver.kernel.bracket_deal_cost * drawn_deals(1, self.n_classes) * rate
         return lambda per_class, r: base * per_class * round_factor(r, self.focus)
 
     def announced_final_bracket(self, solver, say):
