@@ -12,6 +12,7 @@ import pytest
 from printed import shown
 
 from distcfr.engine.sampled_bracket import REFINE
+from distcfr.engine.sampled_draw27 import SampledDraw27
 from distcfr.evaluate.class_strategy import MAX_PER_CLASS
 from distcfr.evaluate.units import figure
 from distcfr.present.run_summary import duration
@@ -300,7 +301,7 @@ def test_progress_brackets_too_small_to_tell_anything_are_not_made(tmp_path, cap
 
 
 def test_a_progress_bracket_waits_until_its_expected_time_fits_the_brackets_share(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(RUN_POLICY + ".BRACKET_DEAL_COST", 10**9)  # one would take days
+    monkeypatch.setattr(SampledDraw27, "bracket_deal_cost", 10**9)  # one would take days
     _, err, data = train(tmp_path, capsys, "--game", SMALL, "--sampling", "--iterations", "20", "--eval-every", "5",
                          "--bracket-samples", "400")
     said = re.findall(r"  progress brackets: one of 100 deals per hand class may take about (.+); kept to 10% of the "
@@ -314,7 +315,7 @@ def test_a_progress_bracket_waits_until_its_expected_time_fits_the_brackets_shar
     monkeypatch.setattr(RUN_POLICY + ".DEFAULT_MINUTES", 0.02)  # the limit of a run given no stopping rule
     _, err, _ = train(tmp_path, capsys, "--game", SMALL, "--sampling", "--eval-every", "5", "--bracket-samples", "400")
     assert "kept to 10% of the run's time, none comes before the run's end" in err
-    monkeypatch.setattr(RUN_POLICY + ".BRACKET_DEAL_COST", 0)  # free: due ones are made while they take their share
+    monkeypatch.setattr(SampledDraw27, "bracket_deal_cost", 0)  # free: due ones are made while they take their share
     _, err, data = train(tmp_path, capsys, "--game", SMALL, "--sampling", "--iterations", "20", "--eval-every", "5",
                          "--bracket-samples", "400")
     assert data["bracket_history"][0]["iteration"] == 5 and "progress brackets: one of" not in err
