@@ -17,6 +17,8 @@ import dataclasses
 
 import numpy as np
 
+from distcfr.engine.sampled_bracket import one_hot
+
 LOCAL_PIECE_BYTES = 1 << 26  # a pass reading local rows gathers at most about this many bytes of them at once
 MAX_PASSES = 64  # policy improvement ends within the tree's depth in passes; this bounds a fault
 
@@ -65,21 +67,19 @@ def local_view(kernel, table: LocalPost, classes: np.ndarray, keys: np.ndarray) 
     return rows, at.reshape(ids.shape), np.arange(len(wanted))
 
 
+def deal_bytes(kernel) -> int:
+    """Bytes of one deal's local rows (float64): a row per pair of draw counts, the larger player's."""
+    return max(int(np.prod(t.shape)) for t in kernel.strategy_tables if t.keyed != "class") * 8
+
+
 def piece_deals(kernel) -> int:
     """Deals a pass reading local rows takes together: their rows stay near ``LOCAL_PIECE_BYTES``."""
-    post = kernel.strategy_table("btn_post")
-    row = int(np.prod(post.shape)) // kernel.k2 * 8
-    return int(max(16, min(kernel.deal_chunk, LOCAL_PIECE_BYTES // (kernel.k2 * row))))
+    return int(max(16, min(kernel.deal_chunk, LOCAL_PIECE_BYTES // deal_bytes(kernel))))
 
 
 def response_bytes(kernel, per_class: int) -> int:
     """Bytes a class's best response holds on ``per_class`` deals: its local rows, their sums and reach."""
-    post = max((t for t in kernel.strategy_tables if t.keyed != "class"), key=lambda t: int(np.prod(t.shape)))
-    return per_class * kernel.k2 * int(np.prod(post.shape)) // kernel.k2 * 8 * 3
-
-
-def _one_hot(values: np.ndarray) -> np.ndarray:
-    return (np.arange(values.shape[-1]) == values.argmax(-1)[..., None]).astype(np.float64)
+    return per_class * deal_bytes(kernel) * 3
 
 
 def best_response(kernel, profile: dict, deals: np.ndarray, player: int) -> None:
@@ -113,10 +113,10 @@ def best_response(kernel, profile: dict, deals: np.ndarray, player: int) -> None
             kernel.compiled_pass(profile, got, player, group[cut], sums=sums, post_sums=(post_q, post_r, slot))
         changed = False
         for name, (q, _) in sums.items():
-            chosen = _one_hot(q)
+            chosen = one_hot(q)
             changed |= not np.array_equal(chosen, np.asarray(profile[name][held], dtype=np.float64))
             profile[name][held] = chosen
-        chosen = _one_hot(post_q)
+        chosen = one_hot(post_q)
         changed |= not np.array_equal(chosen, local.rows)
         local.rows = chosen
         if not changed:

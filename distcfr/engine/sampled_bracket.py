@@ -72,7 +72,7 @@ class BracketSums:
         return BracketSums(*(getattr(self, f.name) + getattr(other, f.name) for f in dataclasses.fields(self)))
 
 
-def _one_hot(values: np.ndarray) -> np.ndarray:
+def one_hot(values: np.ndarray) -> np.ndarray:
     """Pure strategy picking the largest value over the last axis."""
     return (np.arange(values.shape[-1]) == values.argmax(-1)[..., None]).astype(np.float64)
 
@@ -103,12 +103,12 @@ def respond(game, profile: dict[str, np.ndarray], held: np.ndarray, q: dict[str,
     ({table: (len(held), *shape)}, class sums of ``profile`` on some deals: :func:`best_response`)."""
     child, parent = game.response_order[player]
     values = q[child].astype(np.float64)
-    chosen = _one_hot(values)
+    chosen = one_hot(values)
     change = (chosen - np.asarray(profile[child][held], dtype=np.float64)) * values
     top = q[parent].astype(np.float64)
     top[..., _CONTINUE] += np.moveaxis(change, -2, 1).reshape(len(held), top.shape[1], -1).sum(-1)
     profile[child][held] = chosen
-    profile[parent][held] = _one_hot(top)
+    profile[parent][held] = one_hot(top)
 
 
 def own_rows(game, sigma: dict, player: int, first: int, stop: int) -> dict:

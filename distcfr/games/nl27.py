@@ -174,10 +174,10 @@ class Nl27(LowballDeckGame):
         SAMPLED_POST_BUCKETS), else post=value, or value buckets where the deck's hands take more values."""
         p = self.params
         post = p.post
-        values = n_post_keys("value", self.deck, p.hand)
-        if post == "recall" and not (class_value_recall(p.suits, p.hand) and
-                                     self.n_hands * values <= SAMPLED_POST_BUCKETS):
-            post = "value" if values <= SAMPLED_POST_BUCKETS else str(SAMPLED_POST_BUCKETS)
+        if post == "recall":
+            values = n_post_keys("value", self.deck, p.hand)
+            if not (class_value_recall(p.suits, p.hand) and self.n_hands * values <= SAMPLED_POST_BUCKETS):
+                post = "value" if values <= SAMPLED_POST_BUCKETS else str(SAMPLED_POST_BUCKETS)
         if (p.draw, post) == (p.draw, p.post) and p.draw == "rule":
             return self
         game = type(self)(dataclasses.replace(p, draw="rule", post=post))
