@@ -9,11 +9,10 @@ object store, where the others on its node read them in place; a worker on anoth
 only the rows its deals read (``--workers 2n`` times 2 workers read that way on this machine).
 
 nl27 has key tables besides (post-draw rows every class shares, held by the coordinator): per
-half-iteration every worker is sent their current strategy (both players' tables, float32) and
-sends back its int64 sums of the updated player's key rows its deals reached, which the
-coordinator adds up. Neither shrinks with more workers: each worker's link carries both whatever
-their number, and the coordinator's carries them once per worker and adds one worker's sums more
-per worker.
+half-iteration every worker is sent the key strategy that changed (the player updated in the half
+before, float32) and makes int64 sums of the updated player's key rows its deals reached; the
+workers add their sums pairwise, a tree of ceil(log2 W) levels, and the coordinator receives one
+worker's worth. Neither the strategy nor a worker's sums shrink with more workers.
 
 The workers time themselves: the seconds each spends evaluating its deals (the part that splits)
 and in the rest of its half-iterations (updates, regret matching, the strategy's puts), and the
@@ -26,13 +25,14 @@ that splits and the work that does not, the strategy bytes each iteration puts) 
 the bytes sent per worker (``bytes_sent_per_worker_W``): the rows its deals read, packed as the
 workers pack them, from the one-worker run's current strategy; for nl27 also the key tables'
 traffic (``key_...``), the bytes a worker's link carries per iteration in all
-(``bytes_per_iteration_per_worker_W``) and the speed-ups where the coordinator's link carries every
-worker's key traffic (``speedup_W_head_link``)."""
+(``bytes_per_iteration_per_worker_W``) and the speed-ups where every worker pulls the key strategy
+from the coordinator's node (``speedup_W_head_link``)."""
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
 import os
 import time
 
@@ -44,8 +44,9 @@ NETWORK_BYTES_PER_S = 1.25e9  # a 10 Gb/s link between nodes (model only)
 @dataclasses.dataclass(frozen=True)
 class KeyTraffic:
     """Per iteration, the key tables' traffic of one worker (nl27; all zero for a game without key
-    tables): ``strategy`` bytes it is sent (both players' key tables, each half), ``sums`` bytes of
-    int64 key sums it sends back, and ``add_seconds`` the coordinator takes to add them to the rest."""
+    tables): ``strategy`` bytes it is sent (the key tables that changed), ``sums`` bytes of int64 key
+    sums it sends on (to the worker it is added to, or the coordinator), and ``add_seconds`` one
+    addition of two workers' sums takes (a level of the tree)."""
 
     strategy: int = 0
     sums: int = 0
@@ -102,9 +103,8 @@ def main() -> None:
         solver = SampledSolver(game, batch=args.batch, seed=1, shards=args.shards, shard_set=factory)
         solver.step()  # warm-up: actors build their lookup tables, first strategy broadcast
         worker_seconds(solver)
-        key_sums = getattr(solver.shards, "key_sums_received", None)
-        if key_sums is not None:
-            key_sums.clear()
+        for name in ("key_sums_received", "key_strategy_sent"):
+            getattr(solver.shards, name, []).clear()
         start = time.perf_counter()
         for _ in range(args.iterations):
             solver.step()
@@ -203,39 +203,42 @@ def timed_shards_class(apart: bool = False):
         group_class = TimedRowGroup
 
         def __init__(self, *args):
-            self.key_sums_received: list[tuple[int, list[dict]]] = []  # (player, every worker's key sums) per half
+            self.key_sums_received: list[dict] = []  # the key sums the coordinator received, per half
+            self.key_strategy_sent: list[int] = []  # bytes of key strategy put for the workers, per half
             super().__init__(*args)
             if apart:
                 self.node_ids = list(range(len(self.actors)))
 
-        def _update_shared(self, player, iteration, rule, parts):
-            self.key_sums_received.append((player, parts))
-            super()._update_shared(player, iteration, rule, parts)
+        def _update_shared(self, player, iteration, rule, sums):
+            self.key_sums_received.append(sums)
+            super()._update_shared(player, iteration, rule, sums)
+
+        def _changed_shared(self):
+            changed = super()._changed_shared()
+            self.key_strategy_sent.append(sum(t.nbytes for t in changed.values()))
+            return changed
 
     return TimedSampledShards
 
 
 def key_traffic(solver, iterations: int) -> KeyTraffic:
-    """The key tables' traffic per iteration of the one worker of ``solver`` (Ray, timed: the key sums it
-    sent in the last ``iterations`` iterations), and the seconds the coordinator takes to add one worker's
-    key sums of an iteration to the rest (as ``_update_shared`` adds them; timed here once more)."""
+    """The key tables' traffic per iteration of the one worker of ``solver`` (Ray, timed: the key
+    strategy put for it and the key sums it sent in the last ``iterations`` iterations), and the
+    seconds one addition of two such sums takes (:func:`~distcfr.engine.class_blocks.merged_key_sums`,
+    as a level of the workers' tree adds them; timed here on the coordinator)."""
+    from distcfr.engine.class_blocks import merged_key_sums
+
     shards = solver.shards
     received = shards.key_sums_received
     if not shards.key_tables or not received:
         return KeyTraffic()
-    strategy = 2 * sum(table.nbytes for table in shards.shared_sigma.values())  # both players' tables, each half
-    sums = sum(a.nbytes for _, parts in received for part in parts for name in part for a in part[name])
-    totals = {name: (np.zeros(r.shape, np.int64), np.zeros(r.shape[:-1], np.int64))
-              for name, r in shards.shared_regrets.items()}
+    strategy = sum(shards.key_strategy_sent)
+    sums = sum(a.nbytes for part in received for name in part for a in part[name])
     start = time.perf_counter()
-    for _, parts in received:
-        for part in parts:
-            for name, (rows, q, reach) in part.items():
-                totals[name][0][rows] += q
-                totals[name][1][rows] += reach
+    for part in received:
+        merged_key_sums(part, part)
     add = time.perf_counter() - start
-    workers = len(received[0][1])
-    return KeyTraffic(strategy, sums // (workers * iterations), add / (workers * iterations))
+    return KeyTraffic(strategy // iterations, sums // iterations, add / iterations)
 
 
 def rows_read(spec: str, schedule, workers: int, seed: int = 1, iteration: int = 2) -> list[np.ndarray]:
@@ -279,14 +282,14 @@ def print_ratio_and_model(one: float, two: float, moved: list[int], batch: int, 
                           sent: dict[int, tuple[int, int]], keys: KeyTraffic = KeyTraffic()) -> dict:
     """Print 2 workers against 1 and the model's 16 and 64 workers; return the constants and speed-ups.
 
-    The model: t(W) = a / W + b + (W - 1) c + transfers, each of W workers on its own node sent, each
+    The model: t(W) = a / W + b + L (c + s) + transfers, each of W workers on its own node sent, each
     half over a 10 Gb/s link, the other player's strategy rows its deals read, packed (``sent``:
     (packed, float32) bytes; ``..._unpacked`` counts them as float32 rows, and ``..._all_rows`` every
-    row of every other worker, as before), plus the key tables' traffic (``keys``: their strategy to
-    the worker and its int64 sums back, on the same link, which do not shrink with W) and the
-    coordinator's adding of each further worker's key sums (c). ``..._head_link`` takes the
-    transfers as the coordinator's link carrying W workers' key traffic where that is more than a
-    worker's link carries. Its constants are measured two ways: from the one
+    row of every other worker, as before), plus the key strategy that changed (``keys``, on the same
+    link; it does not shrink with W); the workers' key sums are added in a tree of L = ceil(log2 W)
+    levels, each one addition (c) after one worker's sums crossed a link (s), one after the other.
+    ``..._head_link`` takes the transfers as the coordinator's link sending the key strategy to every
+    worker, where that is more than a worker's link carries. Its constants are measured two ways: from the one
     worker's own timing (a: its half-iterations, which split by class block; b: the coordinator's
     time beyond it), the ``speedup_16`` / ``speedup_64`` figures; and, as issue 9 did, from the wall
     times of 1 and 2 workers (``..._from_walls``), which also counts as "not splitting" what two
@@ -303,27 +306,29 @@ def print_ratio_and_model(one: float, two: float, moved: list[int], batch: int, 
                 "key_sums_bytes_per_iteration_per_worker": keys.sums,
                 "key_sums_add_seconds_per_worker": keys.add_seconds}
         out |= {f"bytes_per_iteration_per_worker_{w}": packed + keys.bytes for w, (packed, _) in sent.items()}
-        print(f"key tables, per iteration: every worker is sent their strategy ({keys.strategy / 1e6:.1f} MB) and "
-              f"sends back its int64 key sums ({keys.sums / 1e6:.1f} MB; one worker's), whatever the number of "
-              f"workers; the coordinator adds each worker's sums in {keys.add_seconds:.3f} s; a worker's link carries "
-              + ", ".join(f"{(packed + keys.bytes) / 1e6:.0f} MB at {w} workers" for w, (packed, _) in sent.items()))
+        print(f"key tables, per iteration: every worker is sent the strategy that changed ({keys.strategy / 1e6:.1f} "
+              f"MB) and sends on its int64 key sums ({keys.sums / 1e6:.1f} MB), whatever the number of workers; "
+              f"adding two workers' sums takes {keys.add_seconds:.3f} s; a worker's link carries "
+              + ", ".join(f"{(packed + keys.bytes) / 1e6:.0f} MB at {w} workers" for w, (packed, _) in sent.items())
+              + " (the tree's first worker one worker's sums more per level)")
     worker = sum(half for half, _, _ in timed_one)
     ways = {"": (worker, max(one - worker, 0.0)), "_from_walls": (2 * (one - two), max(2 * two - one, 0.0))}
     for suffix, (a, b) in ways.items():
         out[f"splits_seconds{suffix}"], out[f"does_not_split_seconds{suffix}"] = a, b
         for workers in (16, 64):
             rows_in = {"": sent[workers][0], "_unpacked": sent[workers][1], "_all_rows": moved * (1 - 1 / workers)}
-            transfers = {name: bytes_in + keys.bytes for name, bytes_in in rows_in.items()}
+            transfers = {name: bytes_in + keys.strategy for name, bytes_in in rows_in.items()}
             if keys.bytes:
-                transfers["_head_link"] = max(transfers[""], workers * keys.bytes)
-            adding = (workers - 1) * keys.add_seconds
+                transfers["_head_link"] = max(transfers[""], workers * keys.strategy + keys.sums)
+            levels = math.ceil(math.log2(workers))
+            adding = levels * (keys.add_seconds + keys.sums / NETWORK_BYTES_PER_S)
             for rows, bytes_in in transfers.items():
                 network = bytes_in / NETWORK_BYTES_PER_S
                 t = a / workers + b + adding + network
                 out[f"speedup_{workers}{suffix}{rows}"] = one / t
                 out[f"transfer_seconds_{workers}{rows}"] = network
                 name = f"{suffix}{rows}".replace("_", " ")
-                added = f", {adding:.2f} s adding key sums" if keys.bytes else ""
+                added = f", {adding:.2f} s adding key sums in {levels} levels" if keys.bytes else ""
                 link = "the coordinator's link" if rows == "_head_link" else "sent per worker"
                 print(f"model{name}, {workers} workers on {workers} nodes: {t:.2f} s per iteration, "
                       f"{2 * batch / t:,.0f} deals/s, {one / t:.1f}x one worker (a = {a:.2f} s splits, b = {b:.2f} s "

@@ -209,6 +209,46 @@ def test_the_same_tables_on_0_1_2_3_workers(ray_local):
             assert np.array_equal(table, on_ray[name]), (workers, name)
 
 
+
+def test_key_sums_merged_pairwise_are_their_sum():
+    """The tree the block set adds the groups' key sums in: rows of either part, their sums added."""
+    from distcfr.engine.class_blocks import merged_key_sums
+
+    rng = np.random.default_rng(3)
+    dense = [rng.integers(-9, 9, (6, 2, 3)) * (rng.random((6, 1, 1)) < 0.5) for _ in range(3)]
+
+    def part(q):
+        rows = np.flatnonzero(q.reshape(len(q), -1).any(1))
+        return {"post": (rows, q[rows], q[rows, :, 0])}
+
+    rows, q, reach = merged_key_sums(merged_key_sums(part(dense[0]), part(dense[1])), part(dense[2]))["post"]
+    total = np.zeros_like(dense[0])
+    total[rows] = q
+    assert np.array_equal(total, sum(dense)) and np.array_equal(reach, q[:, :, 0])
+    assert merged_key_sums({}, part(dense[0]))["post"][0].tolist() == part(dense[0])["post"][0].tolist()
+
+
+def test_a_half_iteration_sends_the_groups_only_the_key_tables_that_changed():
+    """After a half-iteration only the updated player's key strategy is new to the groups; after an
+    evaluation set the average, both players' current strategy goes again."""
+    from distcfr.engine.class_blocks import LocalClassBlocks
+    from distcfr.engine.deal_schedule import DealSchedule
+    from distcfr.engine.sampled_kernel import key_tables
+
+    spec = "nl27(ranks=5,suits=2,hand=1,stacks=3:6:3,draw=rule,post=value)"
+    blocks = LocalClassBlocks(spec, 2, 4, DealSchedule(150, 150))
+    owner = {t.name: t.player for t in key_tables(blocks.group.kernel)}
+    sent, set_shared = [], blocks.group.set_shared
+    blocks.group.set_shared = lambda tables: sent.append(set(tables)) or set_shared(tables)
+    for iteration in (1, 2):
+        for player in (0, 1):
+            blocks.half_iteration(player, iteration, {"name": "cfr+"})
+    assert sent[0] == set(owner)  # the first half: both players' uniform strategy
+    assert [{owner[name] for name in names} for names in sent[1:]] == [{0}, {1}, {0}]
+    blocks.value_sums(1, 1, [(0, blocks.starts[-1])])  # the groups play the average
+    blocks.half_iteration(0, 3, {"name": "cfr+"})
+    assert sent[-2:] == [set(owner), set(owner)]
+
 @pytest.mark.slow
 def test_a_checkpoint_on_ray_is_the_in_process_ones_and_resumes_there_bitwise(ray_local, tmp_path):
     """The key tables are the block set's, not a worker's: a checkpoint written from Ray workers streams

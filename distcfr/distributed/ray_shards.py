@@ -227,8 +227,9 @@ class RayClassBlocks(RayGroups, ClassBlockSetBase):
     def half_iteration(self, player: int, iteration: int, rule: dict) -> None:
         if self.parts[1 - player] is None:  # let go by release_strategy
             self._restart_strategy()
-        if self.key_tables:  # the key tables' strategy, one copy in the object store for every actor
-            shared = ray.put(self.shared_sigma)
+        changed = self._changed_shared()
+        if changed:  # the key tables' strategy the actors lack, one copy in the object store for every actor
+            shared = ray.put(changed)
             for a in self.actors:
                 a.set_shared.remote(shared)  # runs before the half-iteration below (an actor's calls run in order)
         parts = self._their_parts(player, iteration)
@@ -264,9 +265,19 @@ class RayClassBlocks(RayGroups, ClassBlockSetBase):
             self.interruptible = False
         self.parts[player] = [sigma for sigma, _ in calls]
         if self.key_tables:
-            self._update_shared(player, iteration, rule,
-                                self._get([a.take_key_sums.remote(player, iteration) for a in self.actors]))
+            self._update_shared(player, iteration, rule, self._result(self._merged_key_sums(player, iteration)))
         self.pending = None
+
+    def _merged_key_sums(self, player: int, iteration: int):
+        """Every actor's key sums of ``player``'s half of ``iteration``, added pairwise on the actors
+        (a tree: the coordinator receives and adds one actor's worth, whatever their number)."""
+        sums = [a.take_key_sums.remote(player, iteration) for a in self.actors]
+        step = 1
+        while step < len(sums):
+            for i in range(0, len(sums) - step, 2 * step):
+                sums[i] = self.actors[i].merge_key_sums.remote(sums[i], sums[i + step])
+            step *= 2
+        return sums[0]
 
     def _call(self, group: int, method: str, *args):
         return getattr(self.actors[group], method).remote(*args)

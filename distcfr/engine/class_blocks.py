@@ -297,9 +297,9 @@ class ClassBlockGroup:
         return self.sigma(player), deals
 
     def set_shared(self, tables: dict[str, np.ndarray]) -> None:
-        """The strategy of the key tables (rows shared by every class, held by the block set) that
-        the next half-iterations or evaluations play."""
-        self.shared = dict(tables)
+        """The strategy of key tables (rows shared by every class, held by the block set) that the
+        next half-iterations or evaluations play: the tables named replace those held, the others stay."""
+        self.shared = self.shared | dict(tables)
 
     def _key_sums(self, player: int) -> dict:
         """{table: (q, reach)} the int64 sums of ``player``'s key tables this half-iteration adds to
@@ -323,6 +323,10 @@ class ClassBlockGroup:
             out[name] = (rows, q[rows], reach[rows])
         self.key_sums = None
         return out
+
+    def merge_key_sums(self, first: dict, second: dict) -> dict:
+        """Two groups' key sums (:meth:`take_key_sums`) as one (:func:`merged_key_sums`)."""
+        return merged_key_sums(first, second)
 
     def _totals(self, key: str, shape: tuple) -> np.ndarray:
         """A float32 buffer of ``shape`` for a batch's class totals (read by the update at once)."""
@@ -465,6 +469,26 @@ def _heeding_stops(chunks: list[tuple[int, int]]) -> Iterator[tuple[int, int]]:
         yield chunk
 
 
+def merged_key_sums(first: dict, second: dict) -> dict:
+    """Two groups' key sums ({table: (rows, q, reach)}) as one: the block set adds them pairwise on
+    the groups, a tree, rather than each in turn where it lies (integer sums: the same bits)."""
+    out = dict(first)
+    for name, (rows, q, reach) in second.items():
+        if name not in out:
+            out[name] = (rows, q, reach)
+            continue
+        rows_first, q_first, reach_first = out[name]
+        union = np.union1d(rows_first, rows)
+        both_q = np.zeros((len(union), *q.shape[1:]), np.int64)
+        both_reach = np.zeros((len(union), *reach.shape[1:]), np.int64)
+        for part_rows, part_q, part_reach in ((rows_first, q_first, reach_first), (rows, q, reach)):
+            at = np.searchsorted(union, part_rows)
+            both_q[at] += part_q
+            both_reach[at] += part_reach
+        out[name] = (union, both_q, both_reach)
+    return out
+
+
 class ClassBlockSetBase:
     """The coordinator's side of a sampled block set: the current strategy's parts per player,
     the half-iteration that may be cut short by a signal and finished later (``settle``), and the
@@ -478,6 +502,7 @@ class ClassBlockSetBase:
     shared_regrets: dict[str, np.ndarray] = {}
     shared_sums: dict[str, np.ndarray] = {}
     shared_sigma: dict[str, np.ndarray] = {}
+    on_groups: frozenset[str] | set[str] = frozenset()  # key tables whose current strategy the groups hold
 
     def _start_shared(self, spec: str) -> None:
         """Key tables of the game's kernel, zero; their strategy uniform."""
@@ -490,28 +515,37 @@ class ClassBlockSetBase:
 
     def _match_shared(self) -> None:
         self.shared_sigma = {name: regret_matching_rows(r) for name, r in self.shared_regrets.items()}
+        self.on_groups = set()
 
-    def _update_shared(self, player: int, iteration: int, rule: dict, parts: list[dict]) -> None:
-        """Add the groups' key sums of ``player`` (:meth:`ClassBlockGroup.take_key_sums`) and update its
-        key rows as iteration ``iteration`` of the rule says; the strategy of those rows follows."""
+    def _changed_shared(self) -> dict[str, np.ndarray]:
+        """The key tables' current strategy the groups do not hold yet (a half-iteration's updated
+        player's, or all after an evaluation set the average), which from now on they hold."""
+        changed = {name: sigma for name, sigma in self.shared_sigma.items() if name not in self.on_groups}
+        self.on_groups = set(self.shared_sigma)
+        return changed
+
+    def _update_shared(self, player: int, iteration: int, rule: dict, sums: dict) -> None:
+        """Add the groups' key sums of ``player`` (:meth:`ClassBlockGroup.take_key_sums`, all groups'
+        merged: :func:`merged_key_sums`) to its key rows as iteration ``iteration`` of the rule says;
+        the strategy of those rows follows."""
         rule = rule_from_fields(rule)
         for table in self.key_tables:
             if table.player != player:
                 continue
             name = table.name
-            q = np.zeros(self.shared_regrets[name].shape, np.int64)
-            reach = np.zeros(q.shape[:-1], np.int64)
-            for part in parts:
-                if name in part:
-                    rows, part_q, part_reach = part[name]
-                    q[rows] += part_q
-                    reach[rows] += part_reach
-            rows = np.flatnonzero(reach.reshape(len(reach), -1).any(1) | q.reshape(len(q), -1).any(1))
-            got = ClassTotals(rows, (q[rows] * KEY_SUM_UNIT).astype(np.float32),
-                              (reach[rows] * KEY_SUM_UNIT).astype(np.float32))
+            if name in sums:
+                rows, q, reach = sums[name]
+                # rows whose parts cancelled to zero count as not reached
+                kept = q.reshape(len(q), -1).any(1) | reach.reshape(len(reach), -1).any(1)
+                rows, q, reach = rows[kept], q[kept], reach[kept]
+            else:
+                rows, q, reach = np.zeros(0, np.int64), np.zeros((0, *table.shape), np.int64), \
+                    np.zeros((0, *table.shape[:-1]), np.int64)
+            got = ClassTotals(rows, (q * KEY_SUM_UNIT).astype(np.float32), (reach * KEY_SUM_UNIT).astype(np.float32))
             apply_update(rule, iteration, self.shared_regrets[name], self.shared_sums[name], self.shared_sigma[name],
                          got, 0)
             self.shared_sigma[name] = regret_matching_rows(self.shared_regrets[name])
+            self.on_groups.discard(name)
 
     def half_iteration(self, player: int, iteration: int, rule: dict) -> None:
         """Update ``player``'s rows with the deals of ``iteration`` as the rule with these fields says."""
@@ -533,6 +567,7 @@ class ClassBlockSetBase:
         if tables:
             for call in [self._call(g, "set_shared", tables) for g in range(len(self.starts) - 1)]:
                 self._result(call)
+            self.on_groups -= set(tables)  # they play these now, not the current strategy
 
     def _shared_average(self) -> dict[str, np.ndarray]:
         return {name: regret_matching_rows(s, np.float16) for name, s in self.shared_sums.items()}
@@ -685,7 +720,7 @@ class LocalClassBlocks(ClassBlockSetBase):
     def half_iteration(self, player: int, iteration: int, rule: dict) -> None:
         if self.parts[1 - player] is None:  # let go by release_strategy
             self._restart_strategy()
-        self.group.set_shared(self.shared_sigma)
+        self.group.set_shared(self._changed_shared())
         self.pending = (player, iteration, rule)
         self.settle()
 
@@ -695,7 +730,7 @@ class LocalClassBlocks(ClassBlockSetBase):
             self.parts[player] = None  # not read in its own half: one copy of the strategy at a time
             self.parts[player] = self.group.half_iteration(*self.pending, self.parts[1 - player])[0]
             if self.key_tables:
-                self._update_shared(player, iteration, rule, [self.group.take_key_sums(player, iteration)])
+                self._update_shared(player, iteration, rule, self.group.take_key_sums(player, iteration))
             self.pending = None
 
     def _call(self, group: int, method: str, *args):
