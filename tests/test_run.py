@@ -160,10 +160,13 @@ def test_sigterm_to_the_whole_process_group_saves_and_exits_in_seconds(tmp_path)
                                "--checkpoint-every", "1000000", "--out", str(out), "--no-tables"],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
-        deadline = time.time() + 90
-        line = ""
-        while "workers on" not in line and time.time() < deadline:  # the progress header: Ray is up
-            line = driver.stderr.readline() or line
+        deadline, read = time.time() + 90, []  # the lines read here, for the messages below
+        while not any("workers on" in line for line in read) and time.time() < deadline:  # Ray is up
+            line = driver.stderr.readline()
+            if not line and driver.poll() is not None:
+                break
+            read.append(line)
+        assert any("workers on" in line for line in read), ("no progress line on workers", read)
         time.sleep(1.0)
         start = time.time()
         os.killpg(driver.pid, signal.SIGTERM)  # what timeout, systemd and Slurm do
@@ -176,8 +179,8 @@ def test_sigterm_to_the_whole_process_group_saves_and_exits_in_seconds(tmp_path)
     # seconds, not Ray's minute-long wait on its gone processes; the margin is for a loaded 2-core CI
     # machine, where every Ray process of the group runs its own exit at once (8.7 s seen there once,
     # 0.05-0.8 s on an idle one; a frozen control store costs the 3 s release deadline)
-    assert elapsed < 20, (elapsed, stdout, stderr)
-    assert "interrupted" in stdout, (stdout, stderr)
+    assert elapsed < 20, (elapsed, stdout, read, stderr)
+    assert "interrupted" in stdout, (stdout, read, stderr, driver.returncode)
     chatter = [line for line in stderr.splitlines() if line.strip() and not line.lstrip().startswith("iteration")]
     assert not chatter, stderr  # only the run's own progress lines, no Ray messages
     assert distcfr.Checkpoint.load(ckpt).iteration > 0 and out.exists()
