@@ -489,6 +489,15 @@ def merged_key_sums(first: dict, second: dict) -> dict:
     return out
 
 
+
+def _units_to_float32(sums: np.ndarray) -> np.ndarray:
+    """int64 key sums in KEY_SUM_UNIT as float32 BB: rounded once (the unit is a power of two, so
+    scaling after the rounding is exact)."""
+    out = sums.astype(np.float32)
+    out *= np.float32(KEY_SUM_UNIT)
+    return out
+
+
 class ClassBlockSetBase:
     """The coordinator's side of a sampled block set: the current strategy's parts per player,
     the half-iteration that may be cut short by a signal and finished later (``settle``), and the
@@ -537,11 +546,12 @@ class ClassBlockSetBase:
                 rows, q, reach = sums[name]
                 # rows whose parts cancelled to zero count as not reached
                 kept = q.reshape(len(q), -1).any(1) | reach.reshape(len(reach), -1).any(1)
-                rows, q, reach = rows[kept], q[kept], reach[kept]
+                if not kept.all():
+                    rows, q, reach = rows[kept], q[kept], reach[kept]
             else:
                 rows, q, reach = np.zeros(0, np.int64), np.zeros((0, *table.shape), np.int64), \
                     np.zeros((0, *table.shape[:-1]), np.int64)
-            got = ClassTotals(rows, (q * KEY_SUM_UNIT).astype(np.float32), (reach * KEY_SUM_UNIT).astype(np.float32))
+            got = ClassTotals(rows, _units_to_float32(q), _units_to_float32(reach))
             apply_update(rule, iteration, self.shared_regrets[name], self.shared_sums[name], self.shared_sigma[name],
                          got, 0)
             self.shared_sigma[name] = regret_matching_rows(self.shared_regrets[name])
