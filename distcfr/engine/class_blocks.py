@@ -408,9 +408,13 @@ class ClassBlockGroup:
         bracket_chunk` as ``settings`` say, the focus round's pilot where it runs), against the
         average strategy of every group, with
         the latest iterate scored as a response too (``published``: every group's average, then every
-        group's latest iterate, each in row order)."""
-        sigma, latest = (self._read_published(part) for part in (published[:len(published) // 2],
-                                                                published[len(published) // 2:]))
+        group's latest iterate, each in row order; a kernel with key tables scores no latest iterate,
+        and only the averages come)."""
+        if key_tables(self.kernel):
+            sigma, latest = self._read_published(published), None
+        else:
+            sigma, latest = (self._read_published(part) for part in (published[:len(published) // 2],
+                                                                    published[len(published) // 2:]))
         return [bracket_chunk(self.kernel, sigma, settings.seed, settings.per_class, player, first, stop,
                               rounds=settings.rounds, latest=latest, pilot=settings.focus > 0)
                 for first, stop in _heeding_stops(chunks)]
@@ -589,7 +593,7 @@ class ClassBlockSetBase:
         bracket), its chunks spread over the groups, each reading the average where it lies: the
         same bits as the bracket of the gathered average, whatever the number of groups."""
         averages = self._gather_averages()
-        published = averages + self._gather("publish_latest")
+        published = averages + ([] if self.key_tables else self._gather("publish_latest"))  # see bracket_chunk
         self._push_shared(self._shared_average())  # key tables: the average's (each half-iteration sets its own)
 
         def rechosen(player):
