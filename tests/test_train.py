@@ -465,3 +465,13 @@ def test_a_short_runs_final_bracket_is_sized_to_the_run_and_says_the_full_defaul
     assert data["bracket"]["per_class"] == 400 and data["bracket"]["refine_rounds"] == 2  # as asked: not sized
     assert "sized to the run" not in err and "takes at most about" not in err
 
+
+def test_nl27s_final_bracket_says_nothing_of_refinement(tmp_path, capsys, monkeypatch):
+    """nl27's best response has no close classes to choose again: its announcement names no rounds."""
+    monkeypatch.setattr(RUN_POLICY + ".FINAL_FLOOR_SECONDS", 0.0)
+    monkeypatch.setattr(RUN_POLICY + ".FINAL_SHARE", 1e-9)
+    _, err, data = train(tmp_path, capsys, "--game", "nl27(ranks=5,suits=2,hand=1,stacks=4,draw=rule,post=value)",
+                         "--sampling", "--iterations", "3", "--batch", "200")
+    line = next(line for line in err.splitlines() if line.startswith("  final exploitability bracket: "))
+    assert "refinement" not in line and "--bracket-rounds" not in line and data["bracket"]["refine_rounds"] == 0
+    assert "the full default, --bracket-samples" in line, line

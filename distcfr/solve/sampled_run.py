@@ -348,12 +348,13 @@ class SampledRun(RunHooks):
             f"; about {duration(plan.expected)}"
         full = ""
         if plan.reduced:
-            full = (f" (sized to the run; the full default, --bracket-samples {plan.full_per_class:,} "
-                    f"--bracket-rounds {plan.full_rounds}, may take about "
+            rounds = f" --bracket-rounds {plan.full_rounds}" if solver.kernel.refines else ""
+            full = (f" (sized to the run; the full default, --bracket-samples {plan.full_per_class:,}{rounds}, "
+                    f"may take about "
                     f"{duration(self.seconds_per_class(solver)(plan.full_per_class, plan.full_rounds))})")
+        refine = f", {refine_text(plan.per_class, plan.rounds)}" if solver.kernel.refines else ""
         say(f"  final exploitability bracket: {plan.per_class:,} deals per hand class, "
-            f"{drawn_deals(plan.per_class, self.n_classes):,} deals, " + refine_text(plan.per_class, plan.rounds)
-            + cost + full)
+            f"{drawn_deals(plan.per_class, self.n_classes):,} deals" + refine + cost + full)
         return self.bracket(solver, plan.per_class, plan.rounds)
 
     def end_bound(self) -> str:
