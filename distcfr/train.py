@@ -208,7 +208,7 @@ def solve_command(args, guard: StartGuard | None = None) -> dict:
     report = (_SampledRun if sampled else _ExactRun)(args, game, checkpoint is not None)  # the modes part here
     if checkpoint:
         report.saved = (args.resume or args.checkpoint, checkpoint.iteration)
-    solver, summary, stops = None, {}, contextlib.ExitStack()
+    solver, summary, stops, error = None, {}, contextlib.ExitStack(), None
     report.say_head_line()
     try:
         solver = open_run_solver(args, game, sampled, checkpoint, report=None if args.quiet else print)
@@ -217,9 +217,12 @@ def solve_command(args, guard: StartGuard | None = None) -> dict:
         stops.enter_context(stops_interrupt())  # outside the run's own handling, SIGTERM stops as Ctrl-C does
         summary = report.execute(solver)
         return summary
+    except BaseException as err:
+        error = err
+        raise
     finally:  # after a stop or an error Ray may be going away: give it seconds, not minutes
         with stops:
-            release(solver, stopped=summary.get("interrupted", True), said=bool(summary))
+            release(solver, stopped=summary.get("interrupted", True), said=bool(summary), error=error)
             if args.address:
                 head_watch.forget()
 
@@ -319,9 +322,15 @@ class _SampledRun(_Printed, SampledRunSession):
         draw27 = strategy.game.name == "draw27"  # its hand groups' table
         self.groups = None if self.args.no_tables or not draw27 else group_report(strategy, stored=True)
         if self.args.plot:
-            from distcfr.present.plots import save_sweep_plot
+            from distcfr.present.plots import group_panels, save_sweep_plot
 
-            save_sweep_plot(self.args.plot, summary, self.groups or group_report(strategy, stored=True))
+            if draw27:
+                panels = group_panels(self.groups or group_report(strategy, stored=True))
+            else:
+                from distcfr.present.nl27_sampled import run_panels
+
+                panels = run_panels(strategy)
+            save_sweep_plot(self.args.plot, summary, panels)
 
     def show(self, summary: dict) -> None:
         print_sampled(summary, self.args.out, self.groups)

@@ -13,6 +13,7 @@ from printed import shown
 
 from distcfr.engine.sampled_bracket import REFINE
 from distcfr.engine.sampled_draw27 import SampledDraw27
+from distcfr.errors import BadParameter
 from distcfr.evaluate.class_strategy import MAX_PER_CLASS
 from distcfr.evaluate.units import figure
 from distcfr.present.run_summary import duration
@@ -475,3 +476,38 @@ def test_nl27s_final_bracket_says_nothing_of_refinement(tmp_path, capsys, monkey
     line = next(line for line in err.splitlines() if line.startswith("  final exploitability bracket: "))
     assert "refinement" not in line and "--bracket-rounds" not in line and data["bracket"]["refine_rounds"] == 0
     assert "the full default, --bracket-samples" in line, line
+
+
+@pytest.mark.slow
+def test_a_sampled_nl27_run_on_ray_writes_its_plot_and_ends_well(ray_local, tmp_path, capsys):
+    """nl27's run plot has its own action panels (the button's first action, the big blind's folds)."""
+    png = tmp_path / "run.png"
+    assert main(["--game", "nl27(ranks=5,suits=2,hand=1,stacks=4:8:4,draw=rule,post=value)", "--sampling",
+                 "--iterations", "3", "--batch", "200", "--workers", "2", "--bracket-samples", "20", "--quiet",
+                 "--out", str(tmp_path / "s.msgpack"), "--plot", str(png)]) == 0
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and "plot written to" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("error, said, code", [
+    (ValueError("the plot failed"), "ValueError: the plot failed", 1),
+    (BadParameter("no such stack"), "distcfr.train: error: no such stack", 2),
+    (KeyboardInterrupt(), "distcfr.train: stopped; Ray's processes were stopped too", 130)])
+def test_an_error_at_a_runs_end_is_said_where_ray_does_not_stop_in_time(monkeypatch, error, said, code):
+    """An error on its way out of a Ray run (Ray given seconds to stop, and not done) ends the process
+    with that error's words: never taken for a stop and lost."""
+    from distcfr.solve import run_session
+
+    def end_process(line, code=130):
+        raise SystemExit((line, code))
+
+    class Solver:
+        def workers_alive(self):
+            return True
+
+        def close(self, deadline):
+            return False
+
+    monkeypatch.setattr(run_session, "end_process", end_process)
+    with pytest.raises(SystemExit) as ended:
+        run_session.release(Solver(), stopped=True, said=False, error=error)
+    assert said in ended.value.code[0] and ended.value.code[1] == code

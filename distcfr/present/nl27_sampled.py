@@ -693,6 +693,25 @@ def save_opening_plot(path, strategy, stacks: list[int] | None = None) -> None:
     write_png(path, fig)
 
 
+
+def run_panels(strategy) -> list[tuple[str, dict[str, list[float]], bool]]:
+    """nl27's action panels of :func:`~distcfr.present.plots.save_sweep_plot`, per stack: the button's
+    first action (fold / limp / open / all-in, shares of its hands), and how often the big blind
+    folds to each of the button's first actions it may fold to."""
+    view = Nl27View(strategy, post_deals=0)
+    stacks = range(len(view.stacks))
+    openings = [view.opening(v) for v in stacks]
+    first = {name: [float(o.total()[j]) for o in openings] for j, name in enumerate(openings[0].columns)}
+    folds = {}
+    for history in view.responses():
+        spots = [view.decision(history, v) for v in stacks]
+        if "fold" in spots[0].columns:
+            at = spots[0].columns.index("fold")
+            folds[f"folds to {spots[0].title}"] = [float(s.total()[at]) for s in spots]
+    return [("button's first action (share of hands)", first, False),
+            ("big blind (share of its hands there)", folds, False)]
+
+
 PLOT_STACKS = 4
 
 

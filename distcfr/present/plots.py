@@ -49,11 +49,23 @@ def save_run_plot(path, history: list[tuple[int, float]], summary: dict) -> None
     write_png(path, fig)
 
 
-def save_sweep_plot(path, summary: dict, groups: dict, top: int = 6) -> None:
+def group_panels(groups: dict, top: int = 6) -> list[tuple[str, dict[str, list[float]], bool]]:
+    """draw27's action panels of :func:`save_sweep_plot` from its hand groups' report: the button's
+    push and the big blind's call frequency per stack, overall and for the ``top`` most common groups."""
+    common = sorted(range(len(groups["groups"])), key=lambda i: -groups["groups"][i]["hands"])[:top]
+    per_stack = groups["stacks"]
+    return [(f"{who} (share of hands)", {"all hands": [s[key] for s in per_stack]}
+             | {groups["groups"][i]["group"]: [s["groups"][i][key] for s in per_stack] for i in common}, True)
+            for key, who in (("push", "button pushes"), ("call", "big blind calls"))]
+
+
+def save_sweep_plot(path, summary: dict, panels: list[tuple[str, dict[str, list[float]], bool]]) -> None:
     """Write a PNG of a sampled run: the value per stack with its 95% band and the break-even
-    interval; the button's push and the big blind's call frequency per stack, overall and for the
-    ``top`` most common hand groups; the bracket against minutes (progress brackets); and how the
-    values settled: each stack's value reading less its last, against minutes."""
+    interval; two panels of action frequencies per stack (``panels``: (y label, {line: a share per
+    stack}, whether the first line is the total, drawn bold), the game's own: :func:`group_panels`
+    for draw27's); the
+    bracket against minutes (progress brackets); and how the values settled: each stack's value
+    reading less its last, against minutes."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -77,13 +89,12 @@ def save_sweep_plot(path, summary: dict, groups: dict, top: int = 6) -> None:
         ax.axvline(point, color="tab:red", ls="--", lw=0.8)
         ax.annotate(f"{point:.3g} BB", (point, 0), textcoords="offset points", xytext=(4, 6), color="tab:red")
     ax.set(xlabel="stack (BB)", ylabel="button's value (BB per hand), 95% band", title=summary["game"])
-    common = sorted(range(len(groups["groups"])), key=lambda i: -groups["groups"][i]["hands"])[:top]
-    for ax, key, who in ((axes[0, 1], "push", "button pushes"), (axes[1, 0], "call", "big blind calls")):
-        per_stack = groups["stacks"]
-        ax.plot(stacks, [s[key] for s in per_stack], color="black", lw=2, label="all hands")
-        for i in common:
-            ax.plot(stacks, [s["groups"][i][key] for s in per_stack], lw=1, label=groups["groups"][i]["group"])
-        ax.set(xlabel="stack (BB)", ylabel=f"{who} (share of hands)", ylim=(-0.02, 1.02))
+    for ax, (label, lines, total_first) in zip((axes[0, 1], axes[1, 0]), panels):
+        for i, (name, shares) in enumerate(lines.items()):
+            total = total_first and i == 0
+            ax.plot(stacks, shares, marker="o" if len(stacks) == 1 else None, ms=3, lw=2 if total else 1,
+                    label=name, **({"color": "black"} if total else {}))
+        ax.set(xlabel="stack (BB)", ylabel=label, ylim=(-0.02, 1.02))
         ax.legend(fontsize=7)
     _brackets_panel(axes[1, 1], summary, stacks)
     for ax in fig.axes:

@@ -13,10 +13,11 @@ import glob
 import json
 import tempfile
 import time
+import traceback
 from pathlib import Path
 
 from distcfr.distributed import head_watch
-from distcfr.errors import WorkersLost
+from distcfr.errors import DistcfrError, WorkersLost
 from distcfr.io.paths import partial_writes, write_atomic
 from distcfr.solve import sampled_run
 from distcfr.solve.exact_run import finish_exact
@@ -25,16 +26,29 @@ from distcfr.solve.run import RunHooks, RunPlan
 from distcfr.solve.sampled_run import BracketOptions, SampledRun, SampledRunReport, add_exact_or_hint
 from distcfr.stopping import end_process, signals_held
 
+EXIT_ERROR, EXIT_FAILED = 2, 1  # a DistcfrError's exit status (as main's), any other error's
 
-def release(solver, stopped: bool, said: bool) -> None:
+
+def release(solver, stopped: bool, said: bool, error: BaseException | None = None) -> None:
     """Stop the workers (and the embedded Ray). After a stop or an error on Ray, give it a few
     seconds; if the signal reached Ray's processes too (they are gone), end this process now, with
-    a line unless one was ``said`` already: the files are saved or were never going to be."""
+    a line unless one was ``said`` already: the files are saved or were never going to be. An
+    ``error`` on its way out (not a stop) is what that line says: it must not be lost."""
     if solver is None:
         return
     if stopped and not solver.workers_alive() or not solver.close(RELEASE_SECONDS if stopped else None):
+        if error is not None and not isinstance(error, KeyboardInterrupt):
+            end_process(error_line(error), EXIT_ERROR if isinstance(error, DistcfrError) else EXIT_FAILED)
         end_process(None if said else
                     "distcfr.train: stopped; Ray's processes were stopped too (a signal to the whole process group)")
+
+
+def error_line(error: BaseException) -> str:
+    """What ends a run that failed: one line for a DistcfrError (bad input, a lost cluster), the
+    traceback for anything else (a fault of distcfr's own, to be reported)."""
+    if isinstance(error, DistcfrError):
+        return f"distcfr.train: error: {error}"
+    return "".join(traceback.format_exception(error)).rstrip()
 
 
 class RunSession(RunHooks, SampledRunReport):
