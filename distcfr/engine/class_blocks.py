@@ -493,7 +493,6 @@ def merged_key_sums(first: dict, second: dict) -> dict:
     return out
 
 
-
 def _units_to_float32(sums: np.ndarray) -> np.ndarray:
     """int64 key sums in KEY_SUM_UNIT as float32 BB: rounded once (the unit is a power of two, so
     scaling after the rounding is exact)."""

@@ -693,7 +693,6 @@ def save_opening_plot(path, strategy, stacks: list[int] | None = None) -> None:
     write_png(path, fig)
 
 
-
 def run_panels(strategy) -> list[tuple[str, dict[str, list[float]], bool]]:
     """nl27's action panels of :func:`~distcfr.present.plots.save_sweep_plot`, per stack: the button's
     first action (fold / limp / open / all-in, shares of its hands), and how often the big blind

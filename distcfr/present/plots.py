@@ -61,11 +61,10 @@ def group_panels(groups: dict, top: int = 6) -> list[tuple[str, dict[str, list[f
 
 def save_sweep_plot(path, summary: dict, panels: list[tuple[str, dict[str, list[float]], bool]]) -> None:
     """Write a PNG of a sampled run: the value per stack with its 95% band and the break-even
-    interval; two panels of action frequencies per stack (``panels``: (y label, {line: a share per
-    stack}, whether the first line is the total, drawn bold), the game's own: :func:`group_panels`
-    for draw27's); the
-    bracket against minutes (progress brackets); and how the values settled: each stack's value
-    reading less its last, against minutes."""
+    interval; two panels of action frequencies per stack, the game's own (``panels``: (y label,
+    {line: a share per stack}, whether the first line is the total, drawn bold); draw27's from
+    :func:`group_panels`); the bracket against minutes (progress brackets); and how the values
+    settled: each stack's value reading less its last, against minutes."""
     import matplotlib
 
     matplotlib.use("Agg")
