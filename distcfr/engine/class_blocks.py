@@ -545,15 +545,13 @@ class ClassBlockSetBase:
             if table.player != player:
                 continue
             name = table.name
-            if name in sums:
-                rows, q, reach = sums[name]
-                # rows whose parts cancelled to zero count as not reached
-                kept = q.reshape(len(q), -1).any(1) | reach.reshape(len(reach), -1).any(1)
-                if not kept.all():
-                    rows, q, reach = rows[kept], q[kept], reach[kept]
-            else:
-                rows, q, reach = np.zeros(0, np.int64), np.zeros((0, *table.shape), np.int64), \
-                    np.zeros((0, *table.shape[:-1]), np.int64)
+            if name not in sums:  # no deal reached the table: its rows stay as they are
+                continue
+            rows, q, reach = sums[name]
+            # rows whose parts cancelled to zero count as not reached
+            kept = q.reshape(len(q), -1).any(1) | reach.reshape(len(reach), -1).any(1)
+            if not kept.all():
+                rows, q, reach = rows[kept], q[kept], reach[kept]
             got = ClassTotals(rows, _units_to_float32(q), _units_to_float32(reach))
             apply_update(rule, iteration, self.shared_regrets[name], self.shared_sums[name], self.shared_sigma[name],
                          got, 0)

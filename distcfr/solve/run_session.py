@@ -39,8 +39,9 @@ def release(solver, stopped: bool, said: bool, error: BaseException | None = Non
     if stopped and not solver.workers_alive() or not solver.close(RELEASE_SECONDS if stopped else None):
         if error is not None and not isinstance(error, KeyboardInterrupt):
             end_process(error_line(error), EXIT_ERROR if isinstance(error, DistcfrError) else EXIT_FAILED)
-        end_process(None if said else
-                    "distcfr.train: stopped; Ray's processes were stopped too (a signal to the whole process group)")
+        else:
+            end_process(None if said else "distcfr.train: stopped; Ray's processes were stopped too (a signal to "
+                        "the whole process group)")
 
 
 def error_line(error: BaseException) -> str:
