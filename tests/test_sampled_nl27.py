@@ -210,9 +210,10 @@ def test_the_same_tables_on_0_1_2_3_workers(ray_local):
 
 
 
-def test_key_sums_merged_pairwise_are_their_sum():
-    """The tree the block set adds the groups' key sums in: rows of either part, their sums added."""
-    from distcfr.engine.class_blocks import merged_key_sums
+def test_key_sums_added_in_any_grouping_are_their_sum():
+    """The groups' key sums added (as each actor adds its slice of a reduce-scatter): rows of any
+    part, their sums added, the same whether added at once or in steps."""
+    from distcfr.engine.class_blocks import added_key_sums
 
     rng = np.random.default_rng(3)
     dense = [rng.integers(-9, 9, (6, 2, 3)) * (rng.random((6, 1, 1)) < 0.5) for _ in range(3)]
@@ -221,11 +222,41 @@ def test_key_sums_merged_pairwise_are_their_sum():
         rows = np.flatnonzero(q.reshape(len(q), -1).any(1))
         return {"post": (rows, q[rows], q[rows, :, 0])}
 
-    rows, q, reach = merged_key_sums(merged_key_sums(part(dense[0]), part(dense[1])), part(dense[2]))["post"]
+    parts = [part(q) for q in dense]
+    rows, q, reach = added_key_sums(parts)["post"]
     total = np.zeros_like(dense[0])
     total[rows] = q
     assert np.array_equal(total, sum(dense)) and np.array_equal(reach, q[:, :, 0])
-    assert merged_key_sums({}, part(dense[0]))["post"][0].tolist() == part(dense[0])["post"][0].tolist()
+    stepwise = added_key_sums([added_key_sums(parts[:2]), parts[2]])["post"]
+    assert all(np.array_equal(a, b) for a, b in zip(stepwise, (rows, q, reach)))
+    assert added_key_sums([{}, parts[0]])["post"][0].tolist() == parts[0]["post"][0].tolist()
+
+
+def test_a_groups_key_sums_cut_in_row_slices_join_to_the_whole():
+    """take_key_sums in W slices: slice j holds the reached rows of block j of the table's rows, and
+    the slices side by side are the sums taken whole."""
+    from distcfr.engine.class_blocks import LocalClassBlocks, block_bounds
+    from distcfr.engine.deal_schedule import DealSchedule
+
+    blocks = LocalClassBlocks("nl27(ranks=5,suits=2,hand=1,stacks=3:6:3,draw=rule,post=value)", 2, 4,
+                              DealSchedule(150, 150))
+    group = blocks.group
+    group.set_shared(blocks._changed_shared())
+    group.half_iteration(0, 1, {"name": "cfr+"}, blocks.parts[1])
+    taken = group.key_sums
+    (whole,) = group.take_key_sums(0, 1)
+    group.key_sums = taken
+    sliced = group.take_key_sums(0, 1, 3)
+    assert whole and len(sliced) == 3 and group.take_key_sums(0, 1, 3) == [{}, {}, {}]  # taken once
+    for name, parts in whole.items():
+        bounds = block_bounds(len(taken[2][name][0]), 3)
+        pieces = [part[name] for part in sliced if name in part]
+        assert len(pieces) == 3  # every slice has rows here
+        for j, part in enumerate(sliced):
+            if name in part:
+                assert bounds[j] <= part[name][0].min() and part[name][0].max() < bounds[j + 1]
+        for whole_array, sliced_arrays in zip(parts, zip(*pieces)):
+            assert np.array_equal(whole_array, np.concatenate(sliced_arrays))
 
 
 def test_a_half_iteration_sends_the_groups_only_the_key_tables_that_changed():

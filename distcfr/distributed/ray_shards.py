@@ -265,19 +265,19 @@ class RayClassBlocks(RayGroups, ClassBlockSetBase):
             self.interruptible = False
         self.parts[player] = [sigma for sigma, _ in calls]
         if self.key_tables:
-            self._update_shared(player, iteration, rule, self._result(self._merged_key_sums(player, iteration)))
+            self._update_shared(player, iteration, rule, self._added_key_sums(player, iteration))
         self.pending = None
 
-    def _merged_key_sums(self, player: int, iteration: int):
-        """Every actor's key sums of ``player``'s half of ``iteration``, added pairwise on the actors
-        (a tree: the coordinator receives and adds one actor's worth, whatever their number)."""
-        sums = [a.take_key_sums.remote(player, iteration) for a in self.actors]
-        step = 1
-        while step < len(sums):
-            for i in range(0, len(sums) - step, 2 * step):
-                sums[i] = self.actors[i].merge_key_sums.remote(sums[i], sums[i + step])
-            step *= 2
-        return sums[0]
+    def _added_key_sums(self, player: int, iteration: int) -> list[dict]:
+        """Every actor's key sums of ``player``'s half of ``iteration``, added as a reduce-scatter:
+        each actor cuts its sums into W row slices and actor j adds everyone's slice j, all at once;
+        the coordinator receives the W added slices, one actor's worth in all."""
+        n = len(self.actors)
+        taken = [a.take_key_sums.options(num_returns=n).remote(player, iteration, n) for a in self.actors]
+        if n == 1:
+            return self._get(taken)[0]
+        return self._get([actor.add_key_sums.remote(*[parts[j] for parts in taken])
+                          for j, actor in enumerate(self.actors)])
 
     def _call(self, group: int, method: str, *args):
         return getattr(self.actors[group], method).remote(*args)

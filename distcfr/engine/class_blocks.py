@@ -312,21 +312,27 @@ class ClassBlockGroup:
                                       np.zeros((rows, *table.shape[:-1]), np.int64))
         return totals
 
-    def take_key_sums(self, player: int, iteration: int) -> dict:
-        """{table: (rows, q, reach)} this group's int64 sums of ``player``'s key tables in its half of
-        ``iteration`` (the rows any deal reached); the set adds every group's and updates the rows."""
+    def take_key_sums(self, player: int, iteration: int, slices: int = 1) -> list[dict]:
+        """This group's int64 sums of ``player``'s key tables in its half of ``iteration`` (the rows
+        any deal reached), cut by row into ``slices`` parts ({table: (rows, q, reach)}, part j the
+        rows of :func:`block_bounds` (rows, slices) [j, j + 1)): W groups each add everyone's part j
+        (:meth:`add_key_sums`, a reduce-scatter) and the set updates the rows."""
         if self.key_sums is None or self.key_sums[:2] != (player, iteration):
-            return {}
-        out = {}
+            return [{} for _ in range(slices)]
+        out = [{} for _ in range(slices)]
         for name, (q, reach) in self.key_sums[2].items():
             rows = np.flatnonzero(reach.reshape(len(reach), -1).any(1) | q.reshape(len(q), -1).any(1))
-            out[name] = (rows, q[rows], reach[rows])
+            cuts = np.searchsorted(rows, block_bounds(len(q), slices))
+            for part, lo, hi in zip(out, cuts[:-1], cuts[1:]):
+                if hi > lo:
+                    at = rows[lo:hi]
+                    part[name] = (at, q[at], reach[at])
         self.key_sums = None
         return out
 
-    def merge_key_sums(self, first: dict, second: dict) -> dict:
-        """Two groups' key sums (:meth:`take_key_sums`) as one (:func:`merged_key_sums`)."""
-        return merged_key_sums(first, second)
+    def add_key_sums(self, *parts: dict) -> dict:
+        """Several groups' key sums (one slice of :meth:`take_key_sums` each) as one (:func:`added_key_sums`)."""
+        return added_key_sums(parts)
 
     def _totals(self, key: str, shape: tuple) -> np.ndarray:
         """A float32 buffer of ``shape`` for a batch's class totals (read by the update at once)."""
@@ -473,23 +479,25 @@ def _heeding_stops(chunks: list[tuple[int, int]]) -> Iterator[tuple[int, int]]:
         yield chunk
 
 
-def merged_key_sums(first: dict, second: dict) -> dict:
-    """Two groups' key sums ({table: (rows, q, reach)}) as one: the block set adds them pairwise on
-    the groups, a tree, rather than each in turn where it lies (integer sums: the same bits)."""
-    out = dict(first)
-    for name, (rows, q, reach) in second.items():
-        if name not in out:
-            out[name] = (rows, q, reach)
+def added_key_sums(parts) -> dict:
+    """Groups' key sums ({table: (rows, q, reach)}) as one: the rows any of them has, each row's
+    sums added (integers: the same bits in any order or grouping)."""
+    out = {}
+    for name in dict.fromkeys(name for part in parts for name in part):
+        pieces = [part[name] for part in parts if name in part]
+        if len(pieces) == 1:
+            out[name] = pieces[0]
             continue
-        rows_first, q_first, reach_first = out[name]
-        union = np.union1d(rows_first, rows)
-        both_q = np.zeros((len(union), *q.shape[1:]), np.int64)
-        both_reach = np.zeros((len(union), *reach.shape[1:]), np.int64)
-        for part_rows, part_q, part_reach in ((rows_first, q_first, reach_first), (rows, q, reach)):
-            at = np.searchsorted(union, part_rows)
-            both_q[at] += part_q
-            both_reach[at] += part_reach
-        out[name] = (union, both_q, both_reach)
+        union = np.unique(np.concatenate([rows for rows, _, _ in pieces]))
+        q = np.zeros((len(union), *pieces[0][1].shape[1:]), np.int64)
+        reach = np.zeros((len(union), *pieces[0][2].shape[1:]), np.int64)
+        for rows, part_q, part_reach in pieces:
+            at = np.searchsorted(union, rows)
+            if at[-1] - at[0] == len(at) - 1:  # consecutive rows (the usual case): added in place
+                at = slice(int(at[0]), int(at[-1]) + 1)
+            q[at] += part_q
+            reach[at] += part_reach
+        out[name] = (union, q, reach)
     return out
 
 
@@ -536,26 +544,31 @@ class ClassBlockSetBase:
         self.on_groups = set(self.shared_sigma)
         return changed
 
-    def _update_shared(self, player: int, iteration: int, rule: dict, sums: dict) -> None:
-        """Add the groups' key sums of ``player`` (:meth:`ClassBlockGroup.take_key_sums`, all groups'
-        merged: :func:`merged_key_sums`) to its key rows as iteration ``iteration`` of the rule says;
-        the strategy of those rows follows."""
+    def _update_shared(self, player: int, iteration: int, rule: dict, slices: list[dict]) -> None:
+        """Add the groups' key sums of ``player`` (all groups' added, in row slices:
+        :meth:`ClassBlockGroup.take_key_sums`) to its key rows as iteration ``iteration`` of the rule
+        says; the strategy of those rows follows (the other rows' regrets, so strategy, stay)."""
         rule = rule_from_fields(rule)
         for table in self.key_tables:
+            name = table.name
             if table.player != player:
                 continue
-            name = table.name
-            if name not in sums:  # no deal reached the table: its rows stay as they are
+            updated = []
+            for rows, q, reach in (part[name] for part in slices if name in part):
+                # rows whose parts cancelled to zero count as not reached
+                kept = q.reshape(len(q), -1).any(1) | reach.reshape(len(reach), -1).any(1)
+                if not kept.all():
+                    rows, q, reach = rows[kept], q[kept], reach[kept]
+                got = ClassTotals(rows, _units_to_float32(q), _units_to_float32(reach))
+                apply_update(rule, iteration, self.shared_regrets[name], self.shared_sums[name],
+                             self.shared_sigma[name], got, 0)
+                updated.append(rows)
+            if not updated:  # no deal reached the table: its rows stay as they are
                 continue
-            rows, q, reach = sums[name]
-            # rows whose parts cancelled to zero count as not reached
-            kept = q.reshape(len(q), -1).any(1) | reach.reshape(len(reach), -1).any(1)
-            if not kept.all():
-                rows, q, reach = rows[kept], q[kept], reach[kept]
-            got = ClassTotals(rows, _units_to_float32(q), _units_to_float32(reach))
-            apply_update(rule, iteration, self.shared_regrets[name], self.shared_sums[name], self.shared_sigma[name],
-                         got, 0)
-            self.shared_sigma[name] = regret_matching_rows(self.shared_regrets[name])
+            rows = np.concatenate(updated)
+            sigma = self.shared_sigma[name].copy()  # a new table: the groups may hold the one they played
+            sigma[rows] = regret_matching_rows(self.shared_regrets[name][rows])
+            self.shared_sigma[name] = sigma
             self.on_groups.discard(name)
 
     def half_iteration(self, player: int, iteration: int, rule: dict) -> None:
