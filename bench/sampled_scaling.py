@@ -11,8 +11,9 @@ only the rows its deals read (``--workers 2n`` times 2 workers read that way on 
 nl27 has key tables besides (post-draw rows every class shares, held by the coordinator): per
 half-iteration every worker is sent the key strategy that changed (the player updated in the half
 before, float32) and makes int64 sums of the updated player's key rows its deals reached; the
-workers add their sums pairwise, a tree of ceil(log2 W) levels, and the coordinator receives one
-worker's worth. Neither the strategy nor a worker's sums shrink with more workers.
+workers add them as a reduce-scatter (each cuts its sums into W row slices, worker j adds
+everyone's slice j) and the coordinator receives the W added slices, one worker's worth. Neither
+the strategy nor a worker's sums shrink with more workers.
 
 The workers time themselves: the seconds each spends evaluating its deals (the part that splits)
 and in the rest of its half-iterations (updates, regret matching, the strategy's puts), and the
@@ -32,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import math
 import os
 import time
 
@@ -45,12 +45,12 @@ NETWORK_BYTES_PER_S = 1.25e9  # a 10 Gb/s link between nodes (model only)
 class KeyTraffic:
     """Per iteration, the key tables' traffic of one worker (nl27; all zero for a game without key
     tables): ``strategy`` bytes it is sent (the key tables that changed), ``sums`` bytes of int64 key
-    sums it sends on (to the worker it is added to, or the coordinator), and ``add_seconds`` one
-    addition of two workers' sums takes (a level of the tree)."""
+    sums it sends on (its slices, to the workers that add them), and ``add_seconds`` per number of
+    workers W, the seconds the slowest of W workers takes to add everyone's slice of the sums."""
 
     strategy: int = 0
     sums: int = 0
-    add_seconds: float = 0.0
+    add_seconds: dict = dataclasses.field(default_factory=dict)
 
     @property
     def bytes(self) -> int:
@@ -221,24 +221,37 @@ def timed_shards_class(apart: bool = False):
     return TimedSampledShards
 
 
-def key_traffic(solver, iterations: int) -> KeyTraffic:
+def key_traffic(solver, iterations: int, workers: tuple[int, ...] = (16, 64)) -> KeyTraffic:
     """The key tables' traffic per iteration of the one worker of ``solver`` (Ray, timed: the key
-    strategy put for it and the key sums it sent in the last ``iterations`` iterations), and the
-    seconds one addition of two such sums takes (:func:`~distcfr.engine.class_blocks.merged_key_sums`,
-    as a level of the workers' tree adds them; timed here on the coordinator)."""
-    from distcfr.engine.class_blocks import merged_key_sums
+    strategy put for it and the key sums it sent in the last ``iterations`` iterations), and for
+    each number of ``workers`` W the seconds the slowest of them takes to add its slice of W such
+    sums (:func:`~distcfr.engine.class_blocks.added_key_sums` of W copies of each slice; timed here)."""
+    from distcfr.engine.class_blocks import added_key_sums, block_bounds
 
     shards = solver.shards
-    received = shards.key_sums_received
+    received = [slices[0] for slices in shards.key_sums_received]  # one worker: one slice, all its sums
     if not shards.key_tables or not received:
         return KeyTraffic()
     strategy = sum(shards.key_strategy_sent)
     sums = sum(a.nbytes for part in received for name in part for a in part[name])
-    start = time.perf_counter()
-    for part in received:
-        merged_key_sums(part, part)
-    add = time.perf_counter() - start
-    return KeyTraffic(strategy // iterations, sums // iterations, add / iterations)
+    add = {}
+    for w in workers:
+        seconds = 0.0
+        for part in received:
+            slowest = 0.0
+            for j in range(w):
+                piece = {}
+                for name, (rows, q, reach) in part.items():
+                    bounds = block_bounds(len(shards.shared_regrets[name]), w)
+                    lo, hi = np.searchsorted(rows, bounds[j:j + 2])
+                    if hi > lo:
+                        piece[name] = (rows[lo:hi], q[lo:hi], reach[lo:hi])
+                start = time.perf_counter()
+                added_key_sums([piece] * w)
+                slowest = max(slowest, time.perf_counter() - start)
+            seconds += slowest
+        add[w] = seconds / iterations
+    return KeyTraffic(strategy // iterations, sums // iterations, add)
 
 
 def rows_read(spec: str, schedule, workers: int, seed: int = 1, iteration: int = 2) -> list[np.ndarray]:
@@ -286,8 +299,10 @@ def print_ratio_and_model(one: float, two: float, moved: list[int], batch: int, 
     half over a 10 Gb/s link, the other player's strategy rows its deals read, packed (``sent``:
     (packed, float32) bytes; ``..._unpacked`` counts them as float32 rows, and ``..._all_rows`` every
     row of every other worker, as before), plus the key strategy that changed (``keys``, on the same
-    link; it does not shrink with W); the workers' key sums are added in a tree of L = ceil(log2 W)
-    levels, each one addition (c) after one worker's sums crossed a link (s), one after the other.
+    link; it does not shrink with W); the workers' key sums are added as a reduce-scatter: each
+    worker's slices cross the links to the workers that add them ((W - 1) / W of a worker's sums, s,
+    every link at once), the slowest adds its slice of everyone's (c_W) and the coordinator's link
+    receives the W added slices (one worker's sums: s again), one after the other.
     ``..._head_link`` takes the transfers as the coordinator's link sending the key strategy to every
     worker, where that is more than a worker's link carries. Its constants are measured two ways: from the one
     worker's own timing (a: its half-iterations, which split by class block; b: the coordinator's
@@ -304,13 +319,14 @@ def print_ratio_and_model(one: float, two: float, moved: list[int], batch: int, 
     if keys.bytes:
         out |= {"key_strategy_bytes_per_iteration_per_worker": keys.strategy,
                 "key_sums_bytes_per_iteration_per_worker": keys.sums,
-                "key_sums_add_seconds_per_worker": keys.add_seconds}
+                **{f"key_sums_add_seconds_{w}": seconds for w, seconds in keys.add_seconds.items()}}
         out |= {f"bytes_per_iteration_per_worker_{w}": packed + keys.bytes for w, (packed, _) in sent.items()}
         print(f"key tables, per iteration: every worker is sent the strategy that changed ({keys.strategy / 1e6:.1f} "
               f"MB) and sends on its int64 key sums ({keys.sums / 1e6:.1f} MB), whatever the number of workers; "
-              f"adding two workers' sums takes {keys.add_seconds:.3f} s; a worker's link carries "
-              + ", ".join(f"{(packed + keys.bytes) / 1e6:.0f} MB at {w} workers" for w, (packed, _) in sent.items())
-              + " (the tree's first worker one worker's sums more per level)")
+              "adding a slice of everyone's takes the slowest worker "
+              + ", ".join(f"{seconds:.3f} s at {w}" for w, seconds in keys.add_seconds.items())
+              + "; a worker's link carries "
+              + ", ".join(f"{(packed + keys.bytes) / 1e6:.0f} MB at {w} workers" for w, (packed, _) in sent.items()))
     worker = sum(half for half, _, _ in timed_one)
     ways = {"": (worker, max(one - worker, 0.0)), "_from_walls": (2 * (one - two), max(2 * two - one, 0.0))}
     for suffix, (a, b) in ways.items():
@@ -320,15 +336,15 @@ def print_ratio_and_model(one: float, two: float, moved: list[int], batch: int, 
             transfers = {name: bytes_in + keys.strategy for name, bytes_in in rows_in.items()}
             if keys.bytes:
                 transfers["_head_link"] = max(transfers[""], workers * keys.strategy + keys.sums)
-            levels = math.ceil(math.log2(workers))
-            adding = levels * (keys.add_seconds + keys.sums / NETWORK_BYTES_PER_S)
+            crossing = keys.sums * ((workers - 1) / workers + 1) / NETWORK_BYTES_PER_S
+            adding = keys.add_seconds.get(workers, 0.0) + crossing if keys.bytes else 0.0
             for rows, bytes_in in transfers.items():
                 network = bytes_in / NETWORK_BYTES_PER_S
                 t = a / workers + b + adding + network
                 out[f"speedup_{workers}{suffix}{rows}"] = one / t
                 out[f"transfer_seconds_{workers}{rows}"] = network
                 name = f"{suffix}{rows}".replace("_", " ")
-                added = f", {adding:.2f} s adding key sums in {levels} levels" if keys.bytes else ""
+                added = f", {adding:.2f} s adding key sums" if keys.bytes else ""
                 link = "the coordinator's link" if rows == "_head_link" else "sent per worker"
                 print(f"model{name}, {workers} workers on {workers} nodes: {t:.2f} s per iteration, "
                       f"{2 * batch / t:,.0f} deals/s, {one / t:.1f}x one worker (a = {a:.2f} s splits, b = {b:.2f} s "
