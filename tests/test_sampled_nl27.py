@@ -232,53 +232,58 @@ def test_key_sums_added_in_any_grouping_are_their_sum():
     assert added_key_sums([{}, parts[0]])["post"][0].tolist() == parts[0]["post"][0].tolist()
 
 
-def test_a_groups_key_sums_cut_in_row_slices_join_to_the_whole():
-    """take_key_sums in W slices: slice j holds the reached rows of block j of the table's rows, and
-    the slices side by side are the sums taken whole."""
+def test_a_groups_key_sums_cut_in_the_owners_slices_join_to_the_whole():
+    """take_key_sums for groups owning blocks [0, 1) and [1, 2): each slice holds the reached rows of
+    its owner's share of the key table, and the slices side by side are the sums taken whole."""
     from distcfr.engine.class_blocks import LocalClassBlocks, block_bounds
     from distcfr.engine.deal_schedule import DealSchedule
 
     blocks = LocalClassBlocks("nl27(ranks=5,suits=2,hand=1,stacks=3:6:3,draw=rule,post=value)", 2, 4,
                               DealSchedule(150, 150))
     group = blocks.group
-    group.set_shared(blocks._changed_shared())
+    blocks._current_keys_on_groups()
     group.half_iteration(0, 1, {"name": "cfr+"}, blocks.parts[1])
     taken = group.key_sums
-    (whole,) = group.take_key_sums(0, 1)
+    whole = group.take_key_sums(0, 1)
     group.key_sums = taken
-    sliced = group.take_key_sums(0, 1, 3)
-    assert whole and len(sliced) == 3 and group.take_key_sums(0, 1, 3) == [{}, {}, {}]  # taken once
+    sliced = group.take_key_sums(0, 1, [0, 1, 2])
+    assert whole and len(sliced) == 2 and group.take_key_sums(0, 1, [0, 1, 2]) == [{}, {}]  # taken once
     for name, parts in whole.items():
-        bounds = block_bounds(len(taken[2][name][0]), 3)
-        pieces = [part[name] for part in sliced if name in part]
-        assert len(pieces) == 3  # every slice has rows here
+        bounds = block_bounds(len(taken[2][name][0]), 2)
+        assert all(name in part for part in sliced)  # both owners' rows are reached here
         for j, part in enumerate(sliced):
-            if name in part:
-                assert bounds[j] <= part[name][0].min() and part[name][0].max() < bounds[j + 1]
-        for whole_array, sliced_arrays in zip(parts, zip(*pieces)):
+            assert bounds[j] <= part[name][0].min() and part[name][0].max() < bounds[j + 1]
+        for whole_array, sliced_arrays in zip(parts, zip(*(part[name] for part in sliced))):
             assert np.array_equal(whole_array, np.concatenate(sliced_arrays))
 
 
-def test_a_half_iteration_sends_the_groups_only_the_key_tables_that_changed():
-    """After a half-iteration only the updated player's key strategy is new to the groups; after an
-    evaluation set the average, both players' current strategy goes again."""
-    from distcfr.engine.class_blocks import LocalClassBlocks
+def test_the_groups_play_the_key_strategy_the_owners_updated_and_the_average_in_evaluations():
+    """After a half-iteration every group gathers the updated player's key strategy from the owners
+    (only that player's tables); an evaluation plays the average, and the next half both players'
+    current strategy again; what the groups play is the owners' slices put together."""
+    from distcfr.engine.class_blocks import LocalClassBlocks, regret_matching_rows
     from distcfr.engine.deal_schedule import DealSchedule
     from distcfr.engine.sampled_kernel import key_tables
 
     spec = "nl27(ranks=5,suits=2,hand=1,stacks=3:6:3,draw=rule,post=value)"
     blocks = LocalClassBlocks(spec, 2, 4, DealSchedule(150, 150))
     owner = {t.name: t.player for t in key_tables(blocks.group.kernel)}
-    sent, set_shared = [], blocks.group.set_shared
-    blocks.group.set_shared = lambda tables: sent.append(set(tables)) or set_shared(tables)
+    sent, set_key_strategy = [], blocks.group.set_key_strategy
+    blocks.group.set_key_strategy = lambda *slices: sent.append(
+        {name: part[name][1].dtype for part in slices for name in part}) or set_key_strategy(*slices)
     for iteration in (1, 2):
         for player in (0, 1):
             blocks.half_iteration(player, iteration, {"name": "cfr+"})
-    assert sent[0] == set(owner)  # the first half: both players' uniform strategy
-    assert [{owner[name] for name in names} for names in sent[1:]] == [{0}, {1}, {0}]
+            regrets = blocks.tables()[0]
+            for name in owner:
+                assert np.array_equal(blocks.group.shared[name], regret_matching_rows(regrets[name]))
+    assert sent[0] == {name: np.float32 for name in owner}  # the first half: both players' uniform strategy
+    assert [{owner[name] for name in names} for names in sent[1:]] == [{0}, {1}, {0}, {1}]
     blocks.value_sums(1, 1, [(0, blocks.starts[-1])])  # the groups play the average
+    assert sent[-1] == {name: np.float16 for name in owner}
     blocks.half_iteration(0, 3, {"name": "cfr+"})
-    assert sent[-2:] == [set(owner), set(owner)]
+    assert sent[-2] == {name: np.float32 for name in owner}
+
 
 @pytest.mark.slow
 def test_a_checkpoint_on_ray_is_the_in_process_ones_and_resumes_there_bitwise(ray_local, tmp_path):

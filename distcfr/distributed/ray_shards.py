@@ -222,16 +222,13 @@ class RayClassBlocks(RayGroups, ClassBlockSetBase):
         self.starts = [lo for lo, _ in rows] + [rows[-1][1]]
         self.node_ids = self._gather("node_id")
         self.parts = [[a.sigma.remote(p) for a in self.actors] for p in (0, 1)]
-        self._start_shared(self.spec)
+        self.key_calls: list = []  # calls on the key tables not waited for yet (see settle)
+        self._start_keys(self.spec, [first for first, _ in self.blocks] + [self.n_shards])
 
     def half_iteration(self, player: int, iteration: int, rule: dict) -> None:
         if self.parts[1 - player] is None:  # let go by release_strategy
             self._restart_strategy()
-        changed = self._changed_shared()
-        if changed:  # the key tables' strategy the actors lack, one copy in the object store for every actor
-            shared = ray.put(changed)
-            for a in self.actors:
-                a.set_shared.remote(shared)  # runs before the half-iteration below (an actor's calls run in order)
+        self._current_keys_on_groups()  # runs before the half-iteration below (an actor's calls run in order)
         parts = self._their_parts(player, iteration)
         self.parts[player] = None  # not read in its own half: the object store holds one copy of the strategy
         self.pending = (player, [a.half_iteration.options(num_returns=2).remote(player, iteration, rule, *parts[w])
@@ -260,34 +257,28 @@ class RayClassBlocks(RayGroups, ClassBlockSetBase):
         player, calls, iteration, rule = self.pending
         self.interruptible = True  # the actors finish their half-iteration whatever this process does
         try:
-            self._get([deals for _, deals in calls])
+            self._get([deals for _, deals in calls] + self.key_calls)
         finally:
             self.interruptible = False
-        self.parts[player] = [sigma for sigma, _ in calls]
-        if self.key_tables:
-            self._update_shared(player, iteration, rule, self._added_key_sums(player, iteration))
+        self.parts[player], self.key_calls = [sigma for sigma, _ in calls], []
+        if self.key_tables:  # not waited for: the next calls on the actors run after these
+            self._update_keys(player, iteration, rule)
         self.pending = None
 
-    def _added_key_sums(self, player: int, iteration: int) -> list[dict]:
-        """Every actor's key sums of ``player``'s half of ``iteration``, added as a reduce-scatter:
-        each actor cuts its sums into W row slices and actor j adds everyone's slice j, all at once;
-        the coordinator receives the W added slices, one actor's worth in all."""
+    def _taken_key_sums(self, player: int, iteration: int) -> list[list]:
         n = len(self.actors)
-        taken = [a.take_key_sums.options(num_returns=n).remote(player, iteration, n) for a in self.actors]
-        if n == 1:
-            return self._get(taken)[0]
-        return self._get([actor.add_key_sums.remote(*[parts[j] for parts in taken])
-                          for j, actor in enumerate(self.actors)])
+        taken = [a.take_key_sums.options(num_returns=n).remote(player, iteration, self.key_firsts)
+                 for a in self.actors]
+        return taken if n > 1 else [taken]  # one actor: its one slice
+
+    def _key_call(self, call) -> None:
+        self.key_calls.append(call)
 
     def _call(self, group: int, method: str, *args):
         return getattr(self.actors[group], method).remote(*args)
 
     def _result(self, call):
         return self._get([call])[0]
-
-    def _held(self, rows: np.ndarray):
-        """Rows this process holds (key tables' rows, for a checkpoint), as a call :meth:`_result` gives back."""
-        return ray.put(rows)
 
     def _restart_strategy(self) -> None:
         self.parts = [[a.sigma.remote(p) for a in self.actors] for p in (0, 1)]
@@ -301,7 +292,8 @@ class RayClassBlocks(RayGroups, ClassBlockSetBase):
         for player in (0, 1):
             rows = _RayClassBlockGroup.fetch(self._get(self.parts[player]))
             out |= {name: np.concatenate([r.joined()[name] for r in rows]) for name in rows[0].chunks}
-        return out | {name: rows.copy() for name, rows in self.shared_sigma.items()}
+        keys = self._gather("key_strategy")  # each actor's slice of every key table, in row order
+        return out | {name: np.concatenate([part[name][1] for part in keys]) for name in keys[0]}
 
     def _gather(self, method: str) -> list:
         self.settle()

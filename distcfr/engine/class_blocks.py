@@ -11,7 +11,13 @@ strategy-sum rows of its block as the update rule says (``apply_update``).
 
 A group of consecutive blocks (a Ray actor, or every block in-process) owns those rows. Between
 half-iterations only the updated player's current strategy moves (each group's rows, read in place
-by the others), and a run's bits depend only on the seed: the same on any number of workers. Per
+by the others), and a run's bits depend only on the seed: the same on any number of workers.
+
+Key tables (rows every class shares: nl27's post-draw keys) are cut the same way: blocks [first,
+stop) of a group own the same share of every key table's rows. Every group plays the whole key
+strategy; after a half-iteration each group cuts its int64 sums of the player's key rows into the
+owners' slices, each owner adds everyone's slice of its rows and updates them (a reduce-scatter),
+and every group gathers the owners' new strategy slices (an all-gather). Per
 class, the deals are the player's own class under suit isomorphism: scaling a class's sums by a
 constant (its share of the hands) changes neither regret matching nor the average strategy.
 """
@@ -173,7 +179,15 @@ class ClassBlockGroup:
         rows = self.hi - self.lo
         self.regrets = {b.name: np.zeros((rows, *b.shape), table_dtype) for b in class_tables(kernel)}
         self.sums = {b.name: np.zeros((rows, *b.shape), table_dtype) for b in class_tables(kernel)}
-        self.shared: dict[str, np.ndarray] = {}  # key tables' strategy (the set owns them: set_shared)
+        self.first_row = {b.name: self.lo for b in class_tables(kernel)}  # of each table's rows held here
+        for table in key_tables(kernel):  # this group's slice of each key table
+            lo, hi = (int(b) for b in block_bounds(kernel.table_rows(table), n_blocks)[[first, stop]])
+            self.first_row[table.name] = lo
+            self.regrets[table.name] = np.zeros((hi - lo, *table.shape), table_dtype)
+            self.sums[table.name] = np.zeros((hi - lo, *table.shape), table_dtype)
+        # the current strategy of its key slices
+        self.key_sigma = {t.name: regret_matching_rows(self.regrets[t.name]) for t in key_tables(kernel)}
+        self.shared: dict[str, np.ndarray] = {}  # the whole key tables' strategy it plays (set_key_strategy)
         self.key_sums: tuple | None = None  # (player, iteration, {table: (q, reach)}) of the latest half
         self.done = HalfIterationProgress(None, None, first)  # how far the latest half-iteration got
         self.published: list[StrategyRows | None] = [None, None]  # per player: what sigma published last
@@ -296,10 +310,55 @@ class ClassBlockGroup:
         self._plan = None
         return self.sigma(player), deals
 
-    def set_shared(self, tables: dict[str, np.ndarray]) -> None:
-        """The strategy of key tables (rows shared by every class, held by the block set) that the
-        next half-iterations or evaluations play: the tables named replace those held, the others stay."""
-        self.shared = self.shared | dict(tables)
+    def set_key_strategy(self, *slices: dict) -> None:
+        """The key tables' strategy the next half-iterations or evaluations play, from every owner's
+        slice ({table: (first row, rows)}, as :meth:`update_keys` or :meth:`key_strategy` give them):
+        the tables named are put together whole and replace those held, the others stay."""
+        for name in dict.fromkeys(name for part in slices for name in part):
+            pieces = [part[name] for part in slices if name in part]
+            whole = np.empty((self.kernel.table_rows(self.kernel.strategy_table(name)), *pieces[0][1].shape[1:]),
+                             pieces[0][1].dtype)
+            for lo, rows in pieces:
+                whole[lo:lo + len(rows)] = rows
+            self.shared[name] = whole
+
+    def key_strategy(self) -> dict:
+        """{table: (first row, rows)} the current strategy of this group's slice of every key table."""
+        return {name: (self.first_row[name], sigma) for name, sigma in self.key_sigma.items()}
+
+    def key_average(self) -> dict:
+        """{table: (first row, rows)} the average strategy (float16) of this group's slice of every key table."""
+        return {name: (self.first_row[name], regret_matching_rows(self.sums[name], np.float16))
+                for name in self.key_sigma}
+
+    def match_keys(self) -> dict:
+        """The current strategy of this group's key slices after their rows were set (:meth:`key_strategy`)."""
+        self.key_sigma = {name: regret_matching_rows(self.regrets[name]) for name in self.key_sigma}
+        return self.key_strategy()
+
+    def update_keys(self, player: int, iteration: int, rule: dict, *parts: dict) -> dict:
+        """Add every group's sums of this group's slice of ``player``'s key rows in its half of
+        ``iteration`` (``parts``: one slice of each group's :meth:`take_key_sums`) to those rows as
+        the rule with these fields says; returns the slices' new strategy (:meth:`key_strategy`, the
+        player's tables). Rows no deal reached keep their regrets, so their strategy."""
+        sums, rule = added_key_sums(parts), rule_from_fields(rule)
+        out = {}
+        for table in key_tables(self.kernel):
+            name = table.name
+            if table.player != player:
+                continue
+            if name in sums:
+                rows, q, reach = sums[name]
+                # rows whose parts cancelled to zero count as not reached
+                kept = q.reshape(len(q), -1).any(1) | reach.reshape(len(reach), -1).any(1)
+                if not kept.all():
+                    rows, q, reach = rows[kept], q[kept], reach[kept]
+                first, regrets = self.first_row[name], self.regrets[name]
+                got = ClassTotals(rows, _units_to_float32(q), _units_to_float32(reach))
+                apply_update(rule, iteration, regrets, self.sums[name], self.key_sigma[name], got, first)
+                self.key_sigma[name][rows - first] = regret_matching_rows(regrets[rows - first])
+            out[name] = (self.first_row[name], self.key_sigma[name])
+        return out
 
     def _key_sums(self, player: int) -> dict:
         """{table: (q, reach)} the int64 sums of ``player``'s key tables this half-iteration adds to
@@ -312,27 +371,25 @@ class ClassBlockGroup:
                                       np.zeros((rows, *table.shape[:-1]), np.int64))
         return totals
 
-    def take_key_sums(self, player: int, iteration: int, slices: int = 1) -> list[dict]:
+    def take_key_sums(self, player: int, iteration: int, firsts: list[int] | None = None) -> list[dict] | dict:
         """This group's int64 sums of ``player``'s key tables in its half of ``iteration`` (the rows
-        any deal reached), cut by row into ``slices`` parts ({table: (rows, q, reach)}, part j the
-        rows of :func:`block_bounds` (rows, slices) [j, j + 1)): W groups each add everyone's part j
-        (:meth:`add_key_sums`, a reduce-scatter) and the set updates the rows."""
+        any deal reached), cut into the slices of the groups whose first blocks are ``firsts`` (then
+        the number of blocks; default: one group), {table: (rows, q, reach)} each: the owner of
+        each slice adds everyone's (:meth:`update_keys`). One slice per owner (for one owner, that
+        slice itself, as Ray hands out one return)."""
+        firsts = [0, self.n_blocks] if firsts is None else firsts
+        out = [{} for _ in firsts[1:]]
         if self.key_sums is None or self.key_sums[:2] != (player, iteration):
-            return [{} for _ in range(slices)]
-        out = [{} for _ in range(slices)]
+            return out if len(out) > 1 else out[0]
         for name, (q, reach) in self.key_sums[2].items():
             rows = np.flatnonzero(reach.reshape(len(reach), -1).any(1) | q.reshape(len(q), -1).any(1))
-            cuts = np.searchsorted(rows, block_bounds(len(q), slices))
+            cuts = np.searchsorted(rows, block_bounds(len(q), self.n_blocks)[firsts])
             for part, lo, hi in zip(out, cuts[:-1], cuts[1:]):
                 if hi > lo:
                     at = rows[lo:hi]
                     part[name] = (at, q[at], reach[at])
         self.key_sums = None
-        return out
-
-    def add_key_sums(self, *parts: dict) -> dict:
-        """Several groups' key sums (one slice of :meth:`take_key_sums` each) as one (:func:`added_key_sums`)."""
-        return added_key_sums(parts)
+        return out if len(out) > 1 else out[0]
 
     def _totals(self, key: str, shape: tuple) -> np.ndarray:
         """A float32 buffer of ``shape`` for a batch's class totals (read by the update at once)."""
@@ -389,7 +446,7 @@ class ClassBlockGroup:
         apply_update(rule, iteration, self.regrets[name][at], self.sums[name][at], sigma, got, self.lo + at.start)
 
     def average(self, dtype=np.float16) -> dict[str, np.ndarray]:
-        """{block: (rows, ...)} average strategy of this group's rows (regret matching on the sums),
+        """{table: (rows, ...)} average strategy of this group's rows (regret matching on the sums),
         as float16 by default: what strategy files store, at half the memory of float32."""
         return {name: regret_matching_rows(s, dtype) for name, s in self.sums.items()}
 
@@ -405,7 +462,8 @@ class ClassBlockGroup:
 
     def _publish_all(self, use: str, tables: dict) -> StrategyRows:
         firsts = list(range(self.lo, self.hi, PUBLISH_ROWS))
-        chunks = {name: [self._publish_rows(use, tables, name, f, np.float16) for f in firsts] for name in tables}
+        chunks = {b.name: [self._publish_rows(use, tables, b.name, f, np.float16) for f in firsts]
+                  for b in class_tables(self.kernel)}
         return StrategyRows(firsts, self.hi, chunks)
 
     def bracket_sums(self, settings: BracketSettings, player: int, chunks: list[tuple[int, int]],
@@ -454,17 +512,20 @@ class ClassBlockGroup:
         self._buffers = {key: buffer for key, buffer in self._buffers.items() if key[0] != "sigma"}
 
     def tables(self) -> tuple[dict, dict]:
-        """(regrets, sums) of this group's rows, per block."""
+        """(regrets, sums) of this group's rows, per table (its slice of each key table)."""
         return self.regrets, self.sums
 
     def table_rows(self, kind: str, name: str, lo: int, hi: int) -> np.ndarray:
-        """Rows [lo, hi) (class indices, within this group's) of table ``name`` of ``kind``
-        ("regrets" or "sums")."""
-        return self._table(kind, name)[lo - self.lo:hi - self.lo]
+        """Rows [lo, hi) (within this group's: class indices, or its slice of a key table) of table
+        ``name`` of ``kind`` ("regrets" or "sums")."""
+        first = self.first_row[name]
+        return self._table(kind, name)[lo - first:hi - first]
 
     def set_table_rows(self, kind: str, name: str, lo: int, rows: np.ndarray) -> None:
-        """Set rows from ``lo`` on (see :meth:`table_rows`); the next half-iteration starts afresh."""
-        self._table(kind, name)[lo - self.lo:lo - self.lo + len(rows)] = rows
+        """Set rows from ``lo`` on (see :meth:`table_rows`); the next half-iteration starts afresh (the
+        key slices' strategy follows their new regrets at :meth:`match_keys`)."""
+        first = self.first_row[name]
+        self._table(kind, name)[lo - first:lo - first + len(rows)] = rows
         self.done, self.published = HalfIterationProgress(None, None, self.first), [None, None]
 
     def _table(self, kind: str, name: str) -> np.ndarray:
@@ -512,64 +573,63 @@ def _units_to_float32(sums: np.ndarray) -> np.ndarray:
 class ClassBlockSetBase:
     """The coordinator's side of a sampled block set: the current strategy's parts per player,
     the half-iteration that may be cut short by a signal and finished later (``settle``), and the
-    key tables (rows shared by every class: nl27's post-draw keys), held here whole: each
-    half-iteration the groups' int64 sums of the player's key rows are added (in any order: the
-    same bits) and the rows updated by the rule, as the groups update theirs."""
+    key tables' traffic (rows every class shares: nl27's post-draw keys, each group owning a slice
+    of them): after a half-iteration the groups' sums go to the slices' owners, which update their
+    rows, and every group gathers the new strategy of the player's key tables."""
 
     n_blocks: int
     starts: list[int]  # first class row of each group, then the number of classes
     tables_dtype = np.dtype(TABLE_DTYPE)  # of the regrets and sums
-    shared_regrets: dict[str, np.ndarray] = {}
-    shared_sums: dict[str, np.ndarray] = {}
-    shared_sigma: dict[str, np.ndarray] = {}
-    on_groups: frozenset[str] | set[str] = frozenset()  # key tables whose current strategy the groups hold
+    key_tables: list = []
+    keys_current = False  # whether every group plays the key tables' current strategy
 
-    def _start_shared(self, spec: str) -> None:
-        """Key tables of the game's kernel, zero; their strategy uniform."""
+    def _start_keys(self, spec: str, firsts: list[int]) -> None:
+        """The key tables of the game's kernel; ``firsts`` the first block of each group, then the
+        number of blocks: group g owns the rows of every key table from ``key_starts[table][g]``."""
         kernel = sampled_kernel(load_game(spec))
-        self.key_tables = key_tables(kernel)
-        shapes = {t.name: (kernel.table_rows(t), *t.shape) for t in self.key_tables}
-        self.shared_regrets = {name: np.zeros(shape, self.tables_dtype) for name, shape in shapes.items()}
-        self.shared_sums = {name: np.zeros(shape, self.tables_dtype) for name, shape in shapes.items()}
-        self._match_shared()
+        self.key_tables, self.key_firsts = key_tables(kernel), list(firsts)
+        self.key_starts = {t.name: [int(b) for b in block_bounds(kernel.table_rows(t), firsts[-1])[firsts]]
+                           for t in self.key_tables}
+        self.keys_current = False
 
-    def _match_shared(self) -> None:
-        self.shared_sigma = {name: regret_matching_rows(r) for name, r in self.shared_regrets.items()}
-        self.on_groups = set()
+    def _groups(self) -> range:
+        return range(len(self.starts) - 1)
 
-    def _changed_shared(self) -> dict[str, np.ndarray]:
-        """The key tables' current strategy the groups do not hold yet (a half-iteration's updated
-        player's, or all after an evaluation set the average), which from now on they hold."""
-        changed = {name: sigma for name, sigma in self.shared_sigma.items() if name not in self.on_groups}
-        self.on_groups = set(self.shared_sigma)
-        return changed
+    def _spread_keys(self, slices: list) -> None:
+        """Give every group the key tables' strategy from every owner's slices (calls' results of
+        :meth:`ClassBlockGroup.key_strategy` and the like)."""
+        for g in self._groups():
+            self._key_call(self._call(g, "set_key_strategy", *slices))
 
-    def _update_shared(self, player: int, iteration: int, rule: dict, slices: list[dict]) -> None:
-        """Add the groups' key sums of ``player`` (all groups' added, in row slices:
-        :meth:`ClassBlockGroup.take_key_sums`) to its key rows as iteration ``iteration`` of the rule
-        says; the strategy of those rows follows (the other rows' regrets, so strategy, stay)."""
-        rule = rule_from_fields(rule)
-        for table in self.key_tables:
-            name = table.name
-            if table.player != player:
-                continue
-            updated = []
-            for rows, q, reach in (part[name] for part in slices if name in part):
-                # rows whose parts cancelled to zero count as not reached
-                kept = q.reshape(len(q), -1).any(1) | reach.reshape(len(reach), -1).any(1)
-                if not kept.all():
-                    rows, q, reach = rows[kept], q[kept], reach[kept]
-                got = ClassTotals(rows, _units_to_float32(q), _units_to_float32(reach))
-                apply_update(rule, iteration, self.shared_regrets[name], self.shared_sums[name],
-                             self.shared_sigma[name], got, 0)
-                updated.append(rows)
-            if not updated:  # no deal reached the table: its rows stay as they are
-                continue
-            rows = np.concatenate(updated)
-            sigma = self.shared_sigma[name].copy()  # a new table: the groups may hold the one they played
-            sigma[rows] = regret_matching_rows(self.shared_regrets[name][rows])
-            self.shared_sigma[name] = sigma
-            self.on_groups.discard(name)
+    def _key_call(self, call) -> None:
+        """A call on the key tables whose end the next half-iteration's wait checks (in-process: done)."""
+
+    def _current_keys_on_groups(self) -> None:
+        """Before a half-iteration: every group plays the key tables' current strategy (after an
+        evaluation played the average, or rows were set)."""
+        if self.key_tables and not self.keys_current:
+            self._spread_keys([self._call(g, "key_strategy") for g in self._groups()])
+            self.keys_current = True
+
+    def _average_keys_on_groups(self) -> None:
+        """Before an evaluation: every group plays the key tables' average strategy."""
+        if self.key_tables:
+            self._spread_keys([self._call(g, "key_average") for g in self._groups()])
+            self.keys_current = False
+
+    def _update_keys(self, player: int, iteration: int, rule: dict) -> None:
+        """After ``player``'s half of ``iteration``: each group's key sums, cut into the owners'
+        slices (:meth:`_taken_key_sums`), go to the owners, which add them and update their rows as
+        the rule with these fields says; every group then gathers the player's new key strategy."""
+        taken = self._taken_key_sums(player, iteration)
+        updated = [self._call(g, "update_keys", player, iteration, rule, *[slices[g] for slices in taken])
+                   for g in self._groups()]
+        self._spread_keys(updated)
+
+    def _taken_key_sums(self, player: int, iteration: int) -> list[list]:
+        """Per group, its key sums of ``player``'s half of ``iteration`` in the owners' slices."""
+        taken = [self._call(g, "take_key_sums", player, iteration, self.key_firsts) for g in self._groups()]
+        return taken if len(taken) > 1 else [taken]  # one group: its one slice
 
     def half_iteration(self, player: int, iteration: int, rule: dict) -> None:
         """Update ``player``'s rows with the deals of ``iteration`` as the rule with these fields says."""
@@ -582,19 +642,7 @@ class ClassBlockSetBase:
     def tables(self) -> tuple[dict, dict]:
         """(regrets, sums): full (rows, ...) tables per table (small games: tests and benches)."""
         parts = self._gather("tables")
-        classes = tuple({name: _joined([p[i][name] for p in parts]) for name in parts[0][i]} for i in (0, 1))
-        return (classes[0] | {n: t.copy() for n, t in self.shared_regrets.items()},
-                classes[1] | {n: t.copy() for n, t in self.shared_sums.items()})
-
-    def _push_shared(self, tables: dict[str, np.ndarray]) -> None:
-        """Give every group the key tables' strategy its next half-iterations or evaluations play."""
-        if tables:
-            for call in [self._call(g, "set_shared", tables) for g in range(len(self.starts) - 1)]:
-                self._result(call)
-            self.on_groups -= set(tables)  # they play these now, not the current strategy
-
-    def _shared_average(self) -> dict[str, np.ndarray]:
-        return {name: regret_matching_rows(s, np.float16) for name, s in self.shared_sums.items()}
+        return tuple({name: _joined([p[i][name] for p in parts]) for name in parts[0][i]} for i in (0, 1))
 
     def bracket_sums(self, settings: BracketSettings, chunks: list[tuple[int, int]]) -> list[BracketSums]:
         """Each player's sums (BracketSums) of the exploitability bracket of the average strategy as ``settings``
@@ -604,7 +652,7 @@ class ClassBlockSetBase:
         same bits as the bracket of the gathered average, whatever the number of groups."""
         averages = self._gather_averages()
         published = averages + ([] if self.key_tables else self._gather("publish_latest"))  # see bracket_chunk
-        self._push_shared(self._shared_average())  # key tables: the average's (each half-iteration sets its own)
+        self._average_keys_on_groups()
 
         def rechosen(player):
             return lambda parts, deals: self._on_groups(parts, "focus_sums", settings.seed, deals, player,
@@ -619,7 +667,7 @@ class ClassBlockSetBase:
         on fixed deals: :func:`~distcfr.engine.sampled_bracket.value_chunk`), its chunks spread over
         the groups like a bracket's: the same bits on any number of groups."""
         averages = self._gather_averages()
-        self._push_shared(self._shared_average())
+        self._average_keys_on_groups()
         return self._on_groups(chunks, "value_sums", seed, per_class, published=averages)
 
     def _gather_averages(self) -> list:
@@ -651,18 +699,11 @@ class ClassBlockSetBase:
         pending: deque = deque()
         for table, lo, hi in requests:
             kind, name = table.split(".", 1)
-            if name in self.shared_regrets:  # a key table: here
-                pending.append([self._held(getattr(self, f"shared_{kind}")[name][lo:hi])])
-            else:
-                pending.append([self._call(g, "table_rows", kind, name, a, b) for g, a, b in self._owners(lo, hi)])
+            pending.append([self._call(g, "table_rows", kind, name, a, b) for g, a, b in self._owners(name, lo, hi)])
             if len(pending) > ROWS_IN_FLIGHT:
                 yield _joined([self._result(call) for call in pending.popleft()])
         while pending:
             yield _joined([self._result(call) for call in pending.popleft()])
-
-    def _held(self, rows: np.ndarray):
-        """Rows this process holds, as a call :meth:`_result` gives back."""
-        return rows.copy()
 
     def write_rows(self, chunks: Iterable[tuple[str, int, np.ndarray]]) -> None:
         """Set the tables from (table, first row, rows) chunks (see :meth:`read_rows`); the
@@ -671,16 +712,15 @@ class ClassBlockSetBase:
         pending: deque = deque()
         for table, lo, rows in chunks:
             kind, name = table.split(".", 1)
-            if name in self.shared_regrets:  # a key table: here
-                getattr(self, f"shared_{kind}")[name][lo:lo + len(rows)] = rows
-                continue
             pending.extend(self._call(g, "set_table_rows", kind, name, a, rows[a - lo:b - lo])
-                           for g, a, b in self._owners(lo, lo + len(rows)))
+                           for g, a, b in self._owners(name, lo, lo + len(rows)))
             while len(pending) > ROWS_IN_FLIGHT:
                 self._result(pending.popleft())
         for call in pending:
             self._result(call)
-        self._match_shared()
+        if self.key_tables:
+            self._spread_keys([self._call(g, "match_keys") for g in self._groups()])
+            self.keys_current = True
         self._restart_strategy()
 
     def load(self, regrets: dict, sums: dict) -> None:
@@ -688,9 +728,10 @@ class ClassBlockSetBase:
         self.write_rows((f"{kind}.{name}", 0, table) for kind, tables in (("regrets", regrets), ("sums", sums))
                         for name, table in tables.items())
 
-    def _owners(self, lo: int, hi: int) -> Iterator[tuple[int, int, int]]:
-        """(group, lo, hi): the part of rows [lo, hi) each group owns."""
-        for group, (first, stop) in enumerate(zip(self.starts[:-1], self.starts[1:])):
+    def _owners(self, name: str, lo: int, hi: int) -> Iterator[tuple[int, int, int]]:
+        """(group, lo, hi): the part of rows [lo, hi) of table ``name`` each group owns."""
+        starts = self.key_starts.get(name, self.starts) if self.key_tables else self.starts
+        for group, (first, stop) in enumerate(zip(starts[:-1], starts[1:])):
             if first < hi and lo < stop:
                 yield group, max(first, lo), min(stop, hi)
 
@@ -708,7 +749,7 @@ class ClassBlockSetBase:
     def average(self) -> dict[str, np.ndarray]:
         """{block: (C, ...) float16} the average strategy."""
         parts = self._gather("average")
-        return {name: _joined([p[name] for p in parts]) for name in parts[0]} | self._shared_average()
+        return {name: _joined([p[name] for p in parts]) for name in parts[0]}
 
     def current(self) -> dict[str, np.ndarray]:
         """{block: (C, ...) float32} the current strategy."""
@@ -735,7 +776,7 @@ class LocalClassBlocks(ClassBlockSetBase):
         self.starts = list(self.group.rows())
         self.parts = [self.group.sigma(0), self.group.sigma(1)]
         self.pending: tuple | None = None
-        self._start_shared(spec)
+        self._start_keys(spec, [0, n_blocks])
 
     @property
     def interruptible(self) -> bool:
@@ -744,7 +785,7 @@ class LocalClassBlocks(ClassBlockSetBase):
     def half_iteration(self, player: int, iteration: int, rule: dict) -> None:
         if self.parts[1 - player] is None:  # let go by release_strategy
             self._restart_strategy()
-        self.group.set_shared(self._changed_shared())
+        self._current_keys_on_groups()
         self.pending = (player, iteration, rule)
         self.settle()
 
@@ -754,7 +795,7 @@ class LocalClassBlocks(ClassBlockSetBase):
             self.parts[player] = None  # not read in its own half: one copy of the strategy at a time
             self.parts[player] = self.group.half_iteration(*self.pending, self.parts[1 - player])[0]
             if self.key_tables:
-                self._update_shared(player, iteration, rule, self.group.take_key_sums(player, iteration))
+                self._update_keys(player, iteration, rule)
             self.pending = None
 
     def _call(self, group: int, method: str, *args):
@@ -767,14 +808,12 @@ class LocalClassBlocks(ClassBlockSetBase):
         self.parts = [self.group.sigma(0), self.group.sigma(1)]
 
     def current(self) -> dict[str, np.ndarray]:
-        joined = self.parts[0].joined() | self.parts[1].joined() | self.shared_sigma
+        joined = self.parts[0].joined() | self.parts[1].joined() | self.group.key_sigma
         return {name: rows.copy() for name, rows in joined.items()}  # the next strategy is computed in that memory
 
     def tables(self) -> tuple[dict, dict]:
         self.settle()
-        regrets, sums = ({name: t.copy() for name, t in tables.items()} for tables in self.group.tables())
-        return (regrets | {n: t.copy() for n, t in self.shared_regrets.items()},
-                sums | {n: t.copy() for n, t in self.shared_sums.items()})
+        return tuple({name: t.copy() for name, t in tables.items()} for tables in self.group.tables())
 
     def _gather(self, method: str) -> list:
         self.settle()

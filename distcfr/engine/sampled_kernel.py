@@ -53,7 +53,8 @@ def class_tables(kernel) -> list[StrategyTable]:
 
 def key_tables(kernel) -> list[StrategyTable]:
     """The kernel's tables whose rows are keys every class shares (post-draw keys): the block set
-    holds them and adds every group's sums (:meth:`~distcfr.engine.class_blocks.ClassBlockGroup.take_key_sums`)."""
+    cuts them into slices, each group owning one, and adds every group's sums of a slice where it
+    lies (:meth:`~distcfr.engine.class_blocks.ClassBlockGroup.update_keys`)."""
     return [t for t in kernel.strategy_tables if t.keyed != "class"]
 
 
