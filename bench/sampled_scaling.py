@@ -8,12 +8,12 @@ only the updated player's current strategy moves: each worker puts its rows (flo
 object store, where the others on its node read them in place; a worker on another node is sent
 only the rows its deals read (``--workers 2n`` times 2 workers read that way on this machine).
 
-nl27 has key tables besides (post-draw rows every class shares, held by the coordinator): per
-half-iteration every worker is sent the key strategy that changed (the player updated in the half
-before, float32) and makes int64 sums of the updated player's key rows its deals reached; the
-workers add them as a reduce-scatter (each cuts its sums into W row slices, worker j adds
-everyone's slice j) and the coordinator receives the W added slices, one worker's worth. Neither
-the strategy nor a worker's sums shrink with more workers.
+nl27 has key tables besides (post-draw rows every class shares, each worker owning a slice of
+them): per half-iteration every worker makes int64 sums of the updated player's key rows its deals
+reached and cuts them into the owners' slices; each owner adds everyone's slice of its rows and
+updates them (a reduce-scatter), and every worker gathers the owners' new strategy of the player's
+key tables (an all-gather, float32). Neither the strategy nor a worker's sums shrink with more
+workers; the coordinator moves none of them.
 
 The workers time themselves: the seconds each spends evaluating its deals (the part that splits)
 and in the rest of its half-iterations (updates, regret matching, the strategy's puts), and the
@@ -25,9 +25,8 @@ that splits and the work that does not, the strategy bytes each iteration puts) 
 ``speedup_2`` measured, ``speedup_16`` and ``speedup_64`` from the model over 10 Gb/s links, with
 the bytes sent per worker (``bytes_sent_per_worker_W``): the rows its deals read, packed as the
 workers pack them, from the one-worker run's current strategy; for nl27 also the key tables'
-traffic (``key_...``), the bytes a worker's link carries per iteration in all
-(``bytes_per_iteration_per_worker_W``) and the speed-ups where every worker pulls the key strategy
-from the coordinator's node (``speedup_W_head_link``)."""
+traffic (``key_...``) and the bytes a worker's link carries per iteration in all
+(``bytes_per_iteration_per_worker_W``)."""
 
 from __future__ import annotations
 
@@ -103,7 +102,7 @@ def main() -> None:
         solver = SampledSolver(game, batch=args.batch, seed=1, shards=args.shards, shard_set=factory)
         solver.step()  # warm-up: actors build their lookup tables, first strategy broadcast
         worker_seconds(solver)
-        for name in ("key_sums_received", "key_strategy_sent"):
+        for name in ("key_sums_taken", "key_strategy_spread"):
             getattr(solver.shards, name, []).clear()
         start = time.perf_counter()
         for _ in range(args.iterations):
@@ -195,6 +194,9 @@ def timed_shards_class(apart: bool = False):
         def serve(self, *args):
             return self._timed(super().serve, *args)
 
+        def update_keys(self, *args):  # its slice of the key rows: splits with the workers
+            return self._timed(super().update_keys, *args)
+
         def take_seconds(self) -> list[float]:
             seconds, self.seconds = self.seconds, [0.0, 0.0, 0.0]
             return seconds
@@ -203,36 +205,39 @@ def timed_shards_class(apart: bool = False):
         group_class = TimedRowGroup
 
         def __init__(self, *args):
-            self.key_sums_received: list[dict] = []  # the key sums the coordinator received, per half
-            self.key_strategy_sent: list[int] = []  # bytes of key strategy put for the workers, per half
+            self.key_sums_taken: list = []  # per half, the references to every actor's key sums (its slices)
+            self.key_strategy_spread: list = []  # per gathering of the key strategy, the owners' slices
             super().__init__(*args)
             if apart:
                 self.node_ids = list(range(len(self.actors)))
 
-        def _update_shared(self, player, iteration, rule, sums):
-            self.key_sums_received.append(sums)
-            super()._update_shared(player, iteration, rule, sums)
+        def _taken_key_sums(self, player, iteration):
+            taken = super()._taken_key_sums(player, iteration)
+            self.key_sums_taken.append(taken)
+            return taken
 
-        def _changed_shared(self):
-            changed = super()._changed_shared()
-            self.key_strategy_sent.append(sum(t.nbytes for t in changed.values()))
-            return changed
+        def _spread_keys(self, slices):
+            self.key_strategy_spread.append(slices)
+            super()._spread_keys(slices)
 
     return TimedSampledShards
 
 
 def key_traffic(solver, iterations: int, workers: tuple[int, ...] = (16, 64)) -> KeyTraffic:
     """The key tables' traffic per iteration of the one worker of ``solver`` (Ray, timed: the key
-    strategy put for it and the key sums it sent in the last ``iterations`` iterations), and for
-    each number of ``workers`` W the seconds the slowest of them takes to add its slice of W such
-    sums (:func:`~distcfr.engine.class_blocks.added_key_sums` of W copies of each slice; timed here)."""
+    strategy it gathered and the key sums it cut into slices in the last ``iterations`` iterations),
+    and for each number of ``workers`` W the seconds the slowest of them takes to add its slice of W
+    such sums (:func:`~distcfr.engine.class_blocks.added_key_sums` of W copies of each slice; timed here)."""
+    import ray
+
     from distcfr.engine.class_blocks import added_key_sums, block_bounds
 
     shards = solver.shards
-    received = [slices[0] for slices in shards.key_sums_received]  # one worker: one slice, all its sums
-    if not shards.key_tables or not received:
+    if not shards.key_tables or not shards.key_sums_taken:
         return KeyTraffic()
-    strategy = sum(shards.key_strategy_sent)
+    received = [ray.get(taken[0][0]) for taken in shards.key_sums_taken]  # one worker: one slice, all its sums
+    gathered = [part for slices in shards.key_strategy_spread for part in ray.get(slices)]
+    strategy = sum(rows.nbytes for part in gathered for _, rows in part.values())
     sums = sum(a.nbytes for part in received for name in part for a in part[name])
     add = {}
     for w in workers:
@@ -242,7 +247,7 @@ def key_traffic(solver, iterations: int, workers: tuple[int, ...] = (16, 64)) ->
             for j in range(w):
                 piece = {}
                 for name, (rows, q, reach) in part.items():
-                    bounds = block_bounds(len(shards.shared_regrets[name]), w)
+                    bounds = block_bounds(shards.key_starts[name][-1], w)
                     lo, hi = np.searchsorted(rows, bounds[j:j + 2])
                     if hi > lo:
                         piece[name] = (rows[lo:hi], q[lo:hi], reach[lo:hi])
@@ -299,12 +304,10 @@ def print_ratio_and_model(one: float, two: float, moved: list[int], batch: int, 
     half over a 10 Gb/s link, the other player's strategy rows its deals read, packed (``sent``:
     (packed, float32) bytes; ``..._unpacked`` counts them as float32 rows, and ``..._all_rows`` every
     row of every other worker, as before), plus the key strategy that changed (``keys``, on the same
-    link; it does not shrink with W); the workers' key sums are added as a reduce-scatter: each
-    worker's slices cross the links to the workers that add them ((W - 1) / W of a worker's sums, s,
-    every link at once), the slowest adds its slice of everyone's (c_W) and the coordinator's link
-    receives the W added slices (one worker's sums: s again), one after the other.
-    ``..._head_link`` takes the transfers as the coordinator's link sending the key strategy to every
-    worker, where that is more than a worker's link carries. Its constants are measured two ways: from the one
+    link, gathered from its owners; it does not shrink with W); the workers' key sums are added as a
+    reduce-scatter: each worker's slices cross the links to their owners ((W - 1) / W of a worker's
+    sums, every link at once), then the slowest owner adds its slice of everyone's (c_W); the
+    owners' updates of their slices split with the workers (in a). Its constants are measured two ways: from the one
     worker's own timing (a: its half-iterations, which split by class block; b: the coordinator's
     time beyond it), the ``speedup_16`` / ``speedup_64`` figures; and, as issue 9 did, from the wall
     times of 1 and 2 workers (``..._from_walls``), which also counts as "not splitting" what two
@@ -321,7 +324,7 @@ def print_ratio_and_model(one: float, two: float, moved: list[int], batch: int, 
                 "key_sums_bytes_per_iteration_per_worker": keys.sums,
                 **{f"key_sums_add_seconds_{w}": seconds for w, seconds in keys.add_seconds.items()}}
         out |= {f"bytes_per_iteration_per_worker_{w}": packed + keys.bytes for w, (packed, _) in sent.items()}
-        print(f"key tables, per iteration: every worker is sent the strategy that changed ({keys.strategy / 1e6:.1f} "
+        print(f"key tables, per iteration: every worker gathers the strategy that changed ({keys.strategy / 1e6:.1f} "
               f"MB) and sends on its int64 key sums ({keys.sums / 1e6:.1f} MB), whatever the number of workers; "
               "adding a slice of everyone's takes the slowest worker "
               + ", ".join(f"{seconds:.3f} s at {w}" for w, seconds in keys.add_seconds.items())
@@ -334,9 +337,7 @@ def print_ratio_and_model(one: float, two: float, moved: list[int], batch: int, 
         for workers in (16, 64):
             rows_in = {"": sent[workers][0], "_unpacked": sent[workers][1], "_all_rows": moved * (1 - 1 / workers)}
             transfers = {name: bytes_in + keys.strategy for name, bytes_in in rows_in.items()}
-            if keys.bytes:
-                transfers["_head_link"] = max(transfers[""], workers * keys.strategy + keys.sums)
-            crossing = keys.sums * ((workers - 1) / workers + 1) / NETWORK_BYTES_PER_S
+            crossing = keys.sums * (workers - 1) / workers / NETWORK_BYTES_PER_S
             adding = keys.add_seconds.get(workers, 0.0) + crossing if keys.bytes else 0.0
             for rows, bytes_in in transfers.items():
                 network = bytes_in / NETWORK_BYTES_PER_S
@@ -345,10 +346,9 @@ def print_ratio_and_model(one: float, two: float, moved: list[int], batch: int, 
                 out[f"transfer_seconds_{workers}{rows}"] = network
                 name = f"{suffix}{rows}".replace("_", " ")
                 added = f", {adding:.2f} s adding key sums" if keys.bytes else ""
-                link = "the coordinator's link" if rows == "_head_link" else "sent per worker"
                 print(f"model{name}, {workers} workers on {workers} nodes: {t:.2f} s per iteration, "
                       f"{2 * batch / t:,.0f} deals/s, {one / t:.1f}x one worker (a = {a:.2f} s splits, b = {b:.2f} s "
-                      f"does not{added}, {bytes_in / 1e9:.2f} GB {link}: {network:.2f} s)")
+                      f"does not{added}, {bytes_in / 1e9:.2f} GB sent per worker: {network:.2f} s)")
     return out
 
 
