@@ -107,6 +107,8 @@ def main() -> None:
         start = time.perf_counter()
         for _ in range(args.iterations):
             solver.step()
+        if workers:  # the last half's key-table calls run on after step returns: wait for every actor
+            solver.shards.pids()
         seconds = (time.perf_counter() - start) / args.iterations
         inside = worker_seconds(solver, args.iterations)
         kernel = solver.kernel  # the class rows each half-iteration puts in the object store (float32):

@@ -198,10 +198,11 @@ def sampled_estimate(kernel, batch: int, n_shards: int, workers: int) -> MemoryE
     holds its classes' float32 regrets and sums and one shard's deals, sums and strategy (on a
     cluster also its half's deals, drawn ahead, and the other nodes' rows they read); the
     current strategy (float32, every class) lies once in the object store, counted with the
-    coordinator, which streams checkpoints a few chunks at a time. A bracket adds the float16
-    average strategy and latest iterate, published by the workers for each other to read. At the
-    end of a run the current strategy is let go before the final bracket, and the average then
-    gathered (twice its size while its parts are joined) fits in its place."""
+    coordinator, which streams checkpoints a few chunks at a time. Key tables (rows every class
+    shares) are cut into the workers' slices, and every worker reads their whole strategy. A
+    bracket adds the float16 average strategy and latest iterate, published by the workers for each
+    other to read. At the end of a run the current strategy is let go before the final bracket, and
+    the average then gathered (twice its size while its parts are joined) fits in its place."""
     per_class = sum(int(np.prod(b.shape)) for b in class_tables(kernel))  # table cells per hand class
     keyed = [kernel.table_rows(b) * int(np.prod(b.shape)) for b in key_tables(kernel)]  # cells of the key tables
     strategy = kernel.n_classes * per_class * 4
@@ -211,13 +212,14 @@ def sampled_estimate(kernel, batch: int, n_shards: int, workers: int) -> MemoryE
     shard = shard_rows * per_class * 4 * 6 + shard_deals * kernel.deal_width * 4 * 12  # sums, update; deals, shuffle
     publish = min(PUBLISH_ROWS, rows) * per_class * (4 + 2)  # the buffers of published float32 and float16 rows
     per_worker = 2 * rows * per_class * 4 + shard + publish + PROCESS_BASE + 64_000_000  # rank and class lookups
-    # key tables: their strategy read by every worker, and one player's int64 sums (and reach) a half adds up
-    per_worker += sum(keyed) * 4 + max(keyed, default=0) * F8 * 2
+    # key tables: their strategy read by every worker, its slice's regrets, sums and strategy, and one
+    # player's int64 sums (and reach) a half adds up; on a cluster also everyone's sums of its slice
+    per_worker += sum(keyed) * 4 + sum(-(-k // max(workers, 1)) for k in keyed) * 4 * 3
+    per_worker += max(keyed, default=0) * F8 * 2 * (2 if workers > 1 else 1)
     if workers > 1:  # on a cluster: a half's deals drawn ahead, and the rows other nodes send (float32 at most)
         deals = -(-batch // workers) + rows
         player_cells = max(sum(int(np.prod(b.shape)) for b in class_tables(kernel) if b.player == p) for p in (0, 1))
         per_worker += deals * kernel.deal_width * 6 + min(kernel.n_classes - rows, deals) * player_cells * 4
-    # the key tables' regrets, sums and strategy live at the coordinator, with the groups' sums of one half
-    coordinator = strategy + CHECKPOINT_STREAM + sum(keyed) * 4 * 3 + max(keyed, default=0) * F8 * 2 * (workers + 1)
+    coordinator = strategy + CHECKPOINT_STREAM
     bracket = strategy  # the float16 average and latest iterate, published by the workers beside the current strategy
     return MemoryEstimate(coordinator, 0, per_worker, workers, 0, bracket)
