@@ -281,6 +281,10 @@ def test_the_groups_play_the_key_strategy_the_owners_updated_and_the_average_in_
     assert [{owner[name] for name in names} for names in sent[1:]] == [{0}, {1}, {0}, {1}]
     blocks.value_sums(1, 1, [(0, blocks.starts[-1])])  # the groups play the average
     assert sent[-1] == {name: np.float16 for name in owner}
+    averages = blocks.average()
+    for name in owner:  # widened once, to the values a file of the average holds
+        played = blocks.group.shared[name]
+        assert played.dtype == np.float32 and np.array_equal(played, averages[name].astype(np.float32))
     blocks.half_iteration(0, 3, {"name": "cfr+"})
     assert sent[-2] == {name: np.float32 for name in owner}
 

@@ -313,11 +313,13 @@ class ClassBlockGroup:
     def set_key_strategy(self, *slices: dict) -> None:
         """The key tables' strategy the next half-iterations or evaluations play, from every owner's
         slice ({table: (first row, rows)}, as :meth:`update_keys` or :meth:`key_strategy` give them):
-        the tables named are put together whole and replace those held, the others stay."""
+        the tables named are put together whole, as float32, and replace those held, the others
+        stay. (An average's float16 slices are widened here once: the kernel reads float32 tables in
+        place, and would widen a float16 one for every chunk of deals.)"""
         for name in dict.fromkeys(name for part in slices for name in part):
             pieces = [part[name] for part in slices if name in part]
             whole = np.empty((self.kernel.table_rows(self.kernel.strategy_table(name)), *pieces[0][1].shape[1:]),
-                             pieces[0][1].dtype)
+                             np.float32)
             for lo, rows in pieces:
                 whole[lo:lo + len(rows)] = rows
             self.shared[name] = whole
