@@ -207,7 +207,8 @@ class RayClassBlocks(RayGroups, ClassBlockSetBase):
     classes' table rows. After each half-iteration an actor's new strategy rows of the player it updated go
     to the object store, where the others on its node read them in place in the next half; an
     actor on another node is sent only the rows its deals read. Key tables (nl27) move between the
-    actors as well (distcfr.engine.class_blocks). An actor that dies takes its rows with it: ``WorkersLost``, from which a run recovers (distcfr.solve.run)."""
+    actors as well (distcfr.engine.class_blocks). An actor that dies takes its rows with it:
+    ``WorkersLost``, from which a run recovers (distcfr.solve.run)."""
 
     group_class = _RayClassBlockGroup
 
