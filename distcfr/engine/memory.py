@@ -212,14 +212,17 @@ def sampled_estimate(kernel, batch: int, n_shards: int, workers: int) -> MemoryE
     shard = shard_rows * per_class * 4 * 6 + shard_deals * kernel.deal_width * 4 * 12  # sums, update; deals, shuffle
     publish = min(PUBLISH_ROWS, rows) * per_class * (4 + 2)  # the buffers of published float32 and float16 rows
     per_worker = 2 * rows * per_class * 4 + shard + publish + PROCESS_BASE + 64_000_000  # rank and class lookups
-    # key tables: their strategy read by every worker, its slice's regrets, sums and strategy, and one
-    # player's int64 sums (and reach) a half adds up; on a cluster also everyone's sums of its slice
+    # key tables: their strategy read by every worker, its slice's regrets, sums and strategy, one
+    # player's int64 sums (and reach) a half adds up, and everyone's sums of its slice added
     per_worker += sum(keyed) * 4 + sum(-(-k // max(workers, 1)) for k in keyed) * 4 * 3
-    per_worker += max(keyed, default=0) * F8 * 2 * (2 if workers > 1 else 1)
+    sums = max(keyed, default=0) * F8 * 2
+    per_worker += sums + (sums // workers if workers > 1 else 0)
     if workers > 1:  # on a cluster: a half's deals drawn ahead, and the rows other nodes send (float32 at most)
         deals = -(-batch // workers) + rows
         player_cells = max(sum(int(np.prod(b.shape)) for b in class_tables(kernel) if b.player == p) for p in (0, 1))
         per_worker += deals * kernel.deal_width * 6 + min(kernel.n_classes - rows, deals) * player_cells * 4
     coordinator = strategy + CHECKPOINT_STREAM
+    if workers:  # the object store (counted here) also holds each worker's key sums on their way to the owners
+        coordinator += workers * sums
     bracket = strategy  # the float16 average and latest iterate, published by the workers beside the current strategy
     return MemoryEstimate(coordinator, 0, per_worker, workers, 0, bracket)
