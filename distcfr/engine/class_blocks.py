@@ -318,8 +318,10 @@ class ClassBlockGroup:
         place, and would widen a float16 one for every chunk of deals.)"""
         for name in dict.fromkeys(name for part in slices for name in part):
             pieces = [part[name] for part in slices if name in part]
-            whole = np.empty((self.kernel.table_rows(self.kernel.strategy_table(name)), *pieces[0][1].shape[1:]),
-                             np.float32)
+            shape = (self.kernel.table_rows(self.kernel.strategy_table(name)), *pieces[0][1].shape[1:])
+            whole = self.shared.get(name)
+            if whole is None or whole.shape != shape:  # else written over: fresh memory costs page faults
+                whole = np.empty(shape, np.float32)
             for lo, rows in pieces:
                 whole[lo:lo + len(rows)] = rows
             self.shared[name] = whole
@@ -603,6 +605,10 @@ class ClassBlockSetBase:
         for g in self._groups():
             self._key_call(self._call(g, "set_key_strategy", *slices))
 
+    def _spread_keys_of(self, method: str) -> None:
+        """:meth:`_spread_keys` of every group's slices as ``method`` (a ClassBlockGroup method) gives them."""
+        self._spread_keys([self._call(g, method) for g in self._groups()])
+
     def _key_call(self, call) -> None:
         """A call on the key tables whose end the next half-iteration's wait checks (in-process: done)."""
 
@@ -610,13 +616,13 @@ class ClassBlockSetBase:
         """Before a half-iteration: every group plays the key tables' current strategy (after an
         evaluation played the average, or rows were set)."""
         if self.key_tables and not self.keys_current:
-            self._spread_keys([self._call(g, "key_strategy") for g in self._groups()])
+            self._spread_keys_of("key_strategy")
             self.keys_current = True
 
     def _average_keys_on_groups(self) -> None:
         """Before an evaluation: every group plays the key tables' average strategy."""
         if self.key_tables:
-            self._spread_keys([self._call(g, "key_average") for g in self._groups()])
+            self._spread_keys_of("key_average")
             self.keys_current = False
 
     def _update_keys(self, player: int, iteration: int, rule: dict) -> None:
@@ -721,7 +727,7 @@ class ClassBlockSetBase:
         for call in pending:
             self._result(call)
         if self.key_tables:
-            self._spread_keys([self._call(g, "match_keys") for g in self._groups()])
+            self._spread_keys_of("match_keys")
             self.keys_current = True
         self._restart_strategy()
 
