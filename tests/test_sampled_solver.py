@@ -11,8 +11,10 @@ from reference_sampled import solve_sampled
 import distcfr
 from distcfr.engine.deal_schedule import DealSchedule
 from distcfr.engine.kernels import sampled_kernel
+from distcfr.engine.sampled_bracket import drawn_deals
 from distcfr.evaluate.class_strategy import load_class_strategy
 from distcfr.solve.checkpoint import SampledCheckpoint
+from distcfr.solve.sampled_run import BracketOptions, SampledRun, round_factor
 from distcfr.solve.sampled_solver import SampledSolver, default_deal_shares
 from distcfr.train import main
 
@@ -442,3 +444,30 @@ def test_deal_shares_on_an_exact_run_or_another_runs_checkpoint_are_refused(tmp_
                  "--out", str(tmp_path / "r2.msgpack")]) == 2
     err = capsys.readouterr().err
     assert "deal_shares=(1, 1) run; the command line asks for deal_shares=(2, 1)" in err
+
+
+def test_the_final_brackets_forecast_uses_the_latest_iterations_rate_not_the_time_between(monkeypatch):
+    solver = SampledSolver(distcfr.load_game(SMALL), batch=200, seed=3, shards=2)
+    hooks = SampledRun(solver, BracketOptions(), iterations=5)
+    assert solver.step_rate is None and hooks.seconds_per_class(solver) is None
+    clock = [100.0]
+    monkeypatch.setattr("distcfr.solve.sampled_solver.time.perf_counter", lambda: clock[0])
+    monkeypatch.setattr("distcfr.solve.sampled_run.time.perf_counter", lambda: clock[0])
+    hooks.start = clock[0]
+    half = solver.shards.half_iteration
+
+    def timed_half(*args):  # each half-iteration takes 2 s of the fake clock
+        half(*args)
+        clock[0] += 2.0
+
+    monkeypatch.setattr(solver.shards, "half_iteration", timed_half)
+    solver.step()
+    clock[0] += 1000.0  # a bracket or a reading between iterations: not the iterations' rate
+    solver.step()
+    rate = 4.0 / solver.schedule.per_iteration
+    assert solver.step_rate == pytest.approx(rate)
+    assert hooks.seconds_per_deal(solver) == pytest.approx(rate)
+    cost = hooks.seconds_per_class(solver)
+    kernel = solver.kernel
+    assert cost(4, 0) == pytest.approx(kernel.bracket_deal_cost * drawn_deals(4, kernel.n_classes) * rate
+                                       * round_factor(0, hooks.focus))

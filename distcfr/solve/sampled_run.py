@@ -189,7 +189,10 @@ class SampledRun(RunHooks):
         return expected
 
     def seconds_per_deal(self, solver) -> float:
-        """The run's seconds per training deal so far."""
+        """Seconds per training deal: the latest whole iteration's (which the run's brackets, readings and
+        start-up do not slow, and which follows the strategy as it grows sparse), else the run's so far."""
+        if solver.step_rate is not None:
+            return solver.step_rate
         elapsed = time.perf_counter() - self.start
         return elapsed / max(solver.deals_done - self.first_deals, 1)
 

@@ -19,6 +19,7 @@ information away (Brown & Sandholm, AAAI 2019).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 import numpy as np
@@ -114,6 +115,7 @@ class SampledSolver(SolverLifetime):
         self.shards = shard_set(game.spec, self.n_shards, seed, self.schedule)
         self.iteration, self.phase = 0, 0
         self.in_flight: tuple[int, int] | None = None  # (player, iteration) of a half-iteration cut short
+        self.step_rate: float | None = None  # seconds per deal of the latest whole step (None before one)
 
     @property
     def waiting_on_shards(self) -> bool:
@@ -133,11 +135,14 @@ class SampledSolver(SolverLifetime):
     def step(self) -> None:
         """One iteration: the button's half, then the big blind's (or what is left of it)."""
         self._settle()
+        began, whole = time.perf_counter(), self.phase == 0
         t = self.iteration + 1
         for player in range(self.phase, 2):
             self.in_flight = (player, t)
             self.shards.half_iteration(player, t, self.rule.fields())
             self._advance()
+        if whole:  # a resumed half says less: its deals are one player's
+            self.step_rate = (time.perf_counter() - began) / self.schedule.per_iteration
 
     def _advance(self) -> None:
         player, t = self.in_flight
