@@ -1,12 +1,14 @@
 """The memory estimate against what a solve really allocates, and the refusal of what cannot fit."""
 
+import os
 import tracemalloc
+from pathlib import Path
 
 import pytest
 
 import distcfr
 from distcfr.engine.layout import Layout
-from distcfr.engine.memory import PROCESS_BASE, estimate
+from distcfr.engine.memory import PROCESS_BASE, RAY_PROCESSES, estimate
 from distcfr.train import main
 
 
@@ -33,7 +35,7 @@ def test_more_workers_split_the_shards():
     layout = Layout(distcfr.load_game("draw27(ranks=6,suits=2,hand=2,stacks=2:4:1)"))
     one, four = estimate(layout, 4, 1), estimate(layout, 4, 4)
     assert four.per_worker < one.per_worker < 4 * four.per_worker
-    assert four.this_machine == four.coordinator + 4 * four.per_worker
+    assert four.this_machine == four.coordinator + 4 * four.per_worker + RAY_PROCESSES
 
 
 def test_a_solve_that_cannot_fit_is_refused_with_one_line(tmp_path, capsys, monkeypatch):
@@ -128,3 +130,42 @@ def test_a_small_shared_file_of_a_big_game_is_refused_before_its_evaluation(tmp_
     assert path.stat().st_size < 5e6
     monkeypatch.setattr("distcfr.engine.memory.available_bytes", lambda: 10**10)
     _one_line(capsys, match.main([str(path), "random"]), "needs about 36.9 GB here, 10.0 GB are available")
+
+
+def _descendants(pid: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        kids = children.get(todo.pop(), [])
+        found += kids
+        todo += kids
+    return found
+
+
+def _title_and_rss(pid: int) -> tuple[str, int]:
+    try:
+        title = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        rss = next(int(line.split()[1]) * 1024 for line in Path(f"/proc/{pid}/status").read_text().splitlines()
+                   if line.startswith("VmRSS:"))
+        return title, rss
+    except (OSError, StopIteration):
+        return "", 0
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc")
+def test_rays_own_processes_weigh_what_the_estimate_counts_for_them(ray_local):
+    # the embedded Ray's servers, agents and monitors, not its worker processes (titled ray::<task>)
+    own = 0
+    for pid in _descendants(os.getpid()):
+        title, rss = _title_and_rss(pid)
+        worker = title.startswith("ray::") and not title.split()[0].endswith("Agent")
+        if title and not worker:
+            own += rss
+    assert 0.6 * RAY_PROCESSES <= own <= 1.4 * RAY_PROCESSES, own

@@ -21,6 +21,7 @@ from distcfr.games.tree import TERMINAL
 F8 = 8  # bytes of a float64 or int64 cell
 PROCESS_BASE = 4_000_000  # tree, labels and lookup tables (draw27's hand ranks): a few MB whatever the size
 CHECKPOINT_STREAM = 3 << 26  # a streamed sampled checkpoint's chunks in flight (io.sampled_checkpoint)
+RAY_PROCESSES = 500_000_000  # Ray's own processes beside the workers: GCS, raylet, dashboard, agents, monitors
 
 
 @dataclass(frozen=True)
@@ -43,10 +44,11 @@ class MemoryEstimate:
         embedded Ray's all sit here)."""
         if self.workers == 0:
             return self.coordinator + self.per_worker
-        return self.coordinator + self.workers * self.per_worker
+        return self.coordinator + self.workers * self.per_worker + RAY_PROCESSES
 
     def describe(self) -> str:
-        where = "in this process" if self.workers == 0 else f"{self.workers} workers x {_gb(self.per_worker)}"
+        where = ("in this process" if self.workers == 0 else
+                 f"{self.workers} workers x {_gb(self.per_worker)}, Ray's own processes {_gb(RAY_PROCESSES)}")
         bracket = f", a bracket {_gb(self.bracket)} more" if self.bracket else ""
         return (f"memory: about {_gb(self.this_machine)} ({_gb(self.coordinator)} at the coordinator, "
                 f"shards {where}{bracket})")
