@@ -52,9 +52,9 @@ from distcfr.evaluate.units import exploitability_text
 from distcfr.games.table import fit_line
 from distcfr.io.paths import check_writable, write_atomic
 from distcfr.io.schema import file_format
+from distcfr.present.sampled import PLOT_FILES
 
 FORMATS = ("table", "json", "openspiel")
-PLOT_FILES = "--plot goes with a sampled nl27 file"
 HAND_FILES = "--hand goes with a sampled file or an nl27 file, and --format table"
 
 
@@ -105,33 +105,23 @@ def exact_text(args):
 
 
 def sampled_text(args):
-    """(strategy, text) of a sampled file (draw27 or nl27): the table with its hand groups (and ``--hand``), or
-    JSON with the meta, the stored evaluation and the hand groups per stack."""
+    """(strategy, text) of a sampled file: its game's presentation (:mod:`distcfr.present.sampled`) as a
+    table (with ``--hand``) or JSON, and its ``--plot``."""
     from distcfr.evaluate.class_strategy import load_class_strategy
-    from distcfr.present.draw27 import class_strategy_json, class_strategy_text
+    from distcfr.present.sampled import sampled_presentation, stack_indices
 
     strategy = load_class_strategy(args.path)
-    nl27 = strategy.game.name == "nl27"
     if args.exact:
         rows = strategy.meta.get("evaluation") or [{"variant": label} for label in strategy.game.variant_labels]
         for row, x in zip(rows, strategy.exact_exploitability()):
             row["exploitability_exact"] = float(x)
         strategy.meta["evaluation"] = rows
-    if nl27:
-        from distcfr.present.draw27 import stack_indices
-        from distcfr.present.nl27_sampled import nl27_json, nl27_text, save_opening_plot
-
-        keep = stack_indices(strategy, args.stack)
-        if args.plot:
-            save_opening_plot(args.plot, strategy, keep)
-        if args.format == "json":
-            return strategy, json.dumps(nl27_json(strategy, keep), indent=1)
-        return strategy, nl27_text(strategy, args.path, args.hand, keep)
+    present, keep = sampled_presentation(strategy.game), stack_indices(strategy, args.stack)
     if args.plot:
-        raise BadParameter(PLOT_FILES)
+        present.save_plot(args.plot, strategy, keep)
     if args.format == "table":
-        return strategy, class_strategy_text(strategy, args.path, args.hand, args.stack)
-    return strategy, json.dumps(class_strategy_json(strategy, args.stack), indent=1)
+        return strategy, present.show_text(strategy, args.path, args.hand, keep)
+    return strategy, json.dumps(present.show_json(strategy, keep), indent=1)
 
 
 def build_parser() -> argparse.ArgumentParser:

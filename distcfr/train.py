@@ -35,8 +35,8 @@ from distcfr.evaluate.class_strategy import BRACKET_DEALS, MAX_PER_CLASS
 from distcfr.evaluate.tables import render_tables
 from distcfr.evaluate.units import exploitability_text
 from distcfr.games.registry import REGISTRY, defaults_help
-from distcfr.present.lowball_groups import group_report
 from distcfr.present.run_summary import out_of_reach_text, print_result, print_sampled, target_head
+from distcfr.present.sampled import sampled_presentation
 from distcfr.progress import Progress
 from distcfr.solve.checkpoint import UPDATES
 from distcfr.solve.run import run
@@ -319,18 +319,12 @@ class _SampledRun(_Printed, SampledRunSession):
         return f"  {rate:,.0f} deals/s  {np.median(solver.visits(1)):,.0f} visits per class{workers}"
 
     def present(self, solver, summary: dict, strategy, result) -> None:
-        draw27 = strategy.game.name == "draw27"  # its hand groups' table
-        self.groups = None if self.args.no_tables or not draw27 else group_report(strategy, stored=True)
+        present = sampled_presentation(strategy.game)
+        self.groups = None if self.args.no_tables else present.run_groups(strategy)
         if self.args.plot:
-            from distcfr.present.plots import group_panels, save_sweep_plot
+            from distcfr.present.plots import save_sweep_plot
 
-            if draw27:
-                panels = group_panels(self.groups or group_report(strategy, stored=True))
-            else:
-                from distcfr.present.nl27_sampled import run_panels
-
-                panels = run_panels(strategy)
-            save_sweep_plot(self.args.plot, summary, panels)
+            save_sweep_plot(self.args.plot, summary, present.run_panels(strategy, self.groups))
 
     def show(self, summary: dict) -> None:
         print_sampled(summary, self.args.out, self.groups)

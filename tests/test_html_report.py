@@ -268,7 +268,7 @@ def test_browser_crafted_strings_stay_text(files, browser, tmp_path):
 
 
 def test_browser_large_files_embed_push_and_call_or_nothing(files, browser, tmp_path, monkeypatch, capsys):
-    import distcfr.present.html_report as report
+    import distcfr.present.draw27 as report
 
     hand = HANDS[0]
     assert show([str(files["sampled"]), "--hand", hand]) == 0

@@ -324,6 +324,38 @@ def test_both_kernels_keep_the_sampled_kernel_contract(spec):
         assert kernel.uniform()[table.name].shape == (kernel.table_rows(table), *table.shape)
 
 
+def test_every_sampled_game_has_a_presentation_that_keeps_the_contract():
+    import inspect
+
+    from distcfr.engine.kernels import SAMPLED
+    from distcfr.present.sampled import PRESENTATIONS, SampledPresentation, sampled_presentation
+
+    assert set(PRESENTATIONS) == set(SAMPLED)
+    wanted = {name: inspect.signature(f) for name, f in vars(SampledPresentation).items()
+              if inspect.isfunction(f) and not name.startswith("_")}
+    assert len(wanted) == 6
+    for game in SAMPLED:
+        module = sampled_presentation(load_game(game))
+        for name, signature in wanted.items():
+            given = inspect.signature(getattr(module, name))
+            required = list(signature.parameters)[1:]  # less self
+            assert list(given.parameters)[:len(required)] == required, (game, name)
+            assert all(p.default is not p.empty for p in list(given.parameters.values())[len(required):])
+
+
+def test_show_train_and_the_page_leave_each_sampled_games_reading_to_its_presentation():
+    import inspect
+
+    from distcfr.present.html_report import html_report
+    from distcfr.show import sampled_text
+    from distcfr.train import _SampledRun
+
+    for reader in (sampled_text, _SampledRun, html_report):
+        code = inspect.getsource(reader)
+        for game in ("draw27", "nl27"):
+            assert f'"{game}"' not in code and f"present.{game}" not in code, (reader, game)
+
+
 # ---- the command line ------------------------------------------------------------------------------
 def test_train_solves_nl27_by_sampling_and_gives_its_exact_exploitability_in_the_full_game(tmp_path, capsys):
     import json

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import json
+import math
 
 
 def esc(value) -> str:
@@ -240,3 +241,60 @@ _JS = r"""
   }
 })();
 """
+
+
+# ---- charts -----------------------------------------------------------------------------------
+def _ticks(lo: float, hi: float, n: int = 5) -> list[float]:
+    """About n round numbers spanning [lo, hi]."""
+    if hi <= lo:
+        hi = lo + 1
+    raw = (hi - lo) / n
+    step = 10 ** math.floor(math.log10(raw))
+    step *= next(m for m in (1, 2, 2.5, 5, 10) if m * step >= raw)
+    first = math.ceil(lo / step) * step
+    return [first + i * step for i in range(int((hi - first) / step + 1e-9) + 1)]
+
+
+def line_plot(title: str, xs: list[float], ys: list[float], errs: list[float] | None = None, unit: str = "",
+               zero: bool = True) -> str:
+    """An SVG line chart of ys against xs (stacks), with error bars and the zero line."""
+    width, height, left, right, top, bottom = 520, 280, 70, 16, 28, 40
+    errs = errs or [0.0] * len(ys)
+    lo = min(y - e for y, e in zip(ys, errs))
+    hi = max(y + e for y, e in zip(ys, errs))
+    if zero:
+        lo, hi = min(lo, 0.0), max(hi, 0.0)
+    pad = (hi - lo) * 0.05 or abs(hi) * 0.1 or 1.0
+    lo, hi = lo - pad, hi + pad
+    x0, x1 = min(xs), max(xs)
+    x1 = x1 if x1 > x0 else x0 + 1
+
+    def px(x):
+        return left + (x - x0) / (x1 - x0) * (width - left - right)
+
+    def py(y):
+        return top + (hi - y) / (hi - lo) * (height - top - bottom)
+
+    out = [f"<svg class='plot' width='{width}' height='{height}' viewBox='0 0 {width} {height}' role='img'>",
+           f"<text x='{width / 2}' y='16' text-anchor='middle' class='title'>{esc(title)}</text>",
+           f"<rect x='{left}' y='{top}' width='{width - left - right}' height='{height - top - bottom}' "
+           "class='frame'/>"]
+    for t in _ticks(lo, hi):
+        out.append(f"<line x1='{left}' x2='{width - right}' y1='{py(t):.1f}' y2='{py(t):.1f}' class='grid'/>"
+                   f"<text x='{left - 4}' y='{py(t) + 4:.1f}' text-anchor='end' class='small'>{t:.4g}</text>")
+    for t in _ticks(x0, x1, 8):
+        out.append(f"<text x='{px(t):.1f}' y='{height - bottom + 14}' text-anchor='middle' class='small'>{t:g}</text>")
+    out.append(f"<text x='{(left + width - right) / 2}' y='{height - 6}' text-anchor='middle' class='small'>"
+               f"stack{' (' + esc(unit) + ')' if unit else ''}</text>")
+    if zero and lo < 0 < hi:
+        out.append(f"<line x1='{left}' x2='{width - right}' y1='{py(0):.1f}' y2='{py(0):.1f}' class='zero'/>")
+    points = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in zip(xs, ys))
+    out.append(f"<polyline points='{points}' class='line'/>")
+    for x, y, e in zip(xs, ys, errs):
+        if e > 0:
+            out.append(f"<line x1='{px(x):.1f}' x2='{px(x):.1f}' y1='{py(y - e):.1f}' y2='{py(y + e):.1f}' "
+                       "class='err'/>")
+        out.append(f"<circle cx='{px(x):.1f}' cy='{py(y):.1f}' r='3' class='dot'><title>{x:g}: {y:+.4g}"
+                   f"{f' +- {e:.2g}' if e > 0 else ''}</title></circle>")
+    out.append("</svg>")
+    return "".join(out)

@@ -516,13 +516,13 @@ def evaluation_line(strategy, v: int) -> str:
     return text + " =="
 
 
-def nl27_text(strategy, path, hand: str | None = None, stacks: list[int] | None = None,
+def show_text(strategy, path, hand: str | None = None, keep: list[int] | None = None,
               width: int | None = None, post_deals: int = POST_DEALS) -> str:
-    """A sampled nl27 strategy as ``show`` prints it: per stack (those at ``stacks``, default all)
+    """A sampled nl27 strategy as ``show`` prints it: per stack (those at ``keep``, default all)
     the tables of :func:`stack_tables`; with ``hand`` that hand's whole strategy first."""
     meta = strategy.meta
     view = Nl27View(strategy, post_deals)
-    keep = list(range(len(view.stacks))) if stacks is None else stacks
+    keep = list(range(len(view.stacks))) if keep is None else keep
     lines = [fit_line(f"{path}: {strategy.game.spec}, sampled {meta.get('algorithm', '?')} after "
                       f"{meta.get('iterations', 0)} iterations, {meta.get('deals', 0):,} deals", width)]
     if hand:
@@ -651,8 +651,8 @@ def _pat_table(view: Nl27View, name: str, line: tuple, seat: int, key: int, v: i
 
 
 # ---- pictures --------------------------------------------------------------------------------------
-def save_opening_plot(path, strategy, stacks: list[int] | None = None) -> None:
-    """Write a PNG: per stack (those at ``stacks``, default all; at most ``PLOT_STACKS``, spread over
+def save_plot(path, strategy, keep: list[int] | None = None) -> None:
+    """``show --plot``'s PNG: per stack (those at ``keep``, default all; at most ``PLOT_STACKS``, spread over
     the list) the button's first action per hand group as stacked bars (fold / limp / open / all-in,
     % of the group's hands), best group on top. Needs matplotlib."""
     import matplotlib
@@ -664,7 +664,7 @@ def save_opening_plot(path, strategy, stacks: list[int] | None = None) -> None:
     from distcfr.present.plots import write_png
 
     view = Nl27View(strategy, post_deals=0)
-    keep = list(range(len(view.stacks))) if stacks is None else list(stacks)
+    keep = list(range(len(view.stacks))) if keep is None else list(keep)
     if len(keep) > PLOT_STACKS:
         keep = [keep[i] for i in np.linspace(0, len(keep) - 1, PLOT_STACKS).round().astype(int)]
     labels = [g.label for g in view.groups.groups]
@@ -693,7 +693,12 @@ def save_opening_plot(path, strategy, stacks: list[int] | None = None) -> None:
     write_png(path, fig)
 
 
-def run_panels(strategy) -> list[tuple[str, dict[str, list[float]], bool]]:
+def run_groups(strategy) -> None:
+    """A run prints no hand-group table at its end (``show`` prints nl27's tables)."""
+    return None
+
+
+def run_panels(strategy, groups: dict | None = None) -> list[tuple[str, dict[str, list[float]], bool]]:
     """nl27's action panels of :func:`~distcfr.present.plots.save_sweep_plot`, per stack: the button's
     first action (fold / limp / open / all-in, shares of its hands), and how often the big blind
     folds to each of the button's first actions it may fold to."""
@@ -722,7 +727,7 @@ def _html_of(table: Table) -> str:
                                               for label, cells in table.rows], "groups", caption=table.title)
 
 
-def nl27_page(strategy, source: str, post_deals: int = POST_DEALS) -> str:
+def page(strategy, source: str, post_deals: int = POST_DEALS) -> str:
     """The page of a sampled nl27 strategy: per stack the tables ``show`` prints, with bar charts of
     the button's first action and the big blind's responses, and the strategy of a hand of the best
     group."""
@@ -754,12 +759,12 @@ def nl27_page(strategy, source: str, post_deals: int = POST_DEALS) -> str:
 
 
 # ---- JSON ------------------------------------------------------------------------------------------
-def nl27_json(strategy, stacks: list[int] | None = None, post_deals: int = POST_DEALS) -> dict:
+def show_json(strategy, keep: list[int] | None = None, post_deals: int = POST_DEALS) -> dict:
     """The tables ``show`` prints as plain dicts (``show --format json``): per stack (those at
-    ``stacks``, default all) its stored evaluation and every table (title, columns, rows of whole
+    ``keep``, default all) its stored evaluation and every table (title, columns, rows of whole
     percents, None where blank) or note line."""
     view = Nl27View(strategy, post_deals)
-    keep = list(range(len(view.stacks))) if stacks is None else stacks
+    keep = list(range(len(view.stacks))) if keep is None else keep
     evaluation = strategy.meta.get("evaluation") or []
     meta = {key: value for key, value in strategy.meta.items() if key != "evaluation"}
     out = []
