@@ -9,7 +9,7 @@ import pytest
 
 from distcfr.evaluate.class_strategy import ClassStrategy, load_class_strategy
 from distcfr.games.registry import load_game
-from distcfr.present.nl27_sampled import Nl27View, final_rows
+from distcfr.present.nl27_view import Nl27View, final_rows
 from distcfr.show import main as show
 
 SPEC = "nl27(ranks=6,suits=2,hand=2,stacks=4:8:4)"
@@ -214,7 +214,7 @@ def test_a_pure_strategy_prints_its_percentages(tmp_path, capsys, monkeypatch):
 
 def test_final_hands_fall_in_the_groups_players_name():
     from distcfr.cards import parse
-    from distcfr.present.nl27_sampled import final_group
+    from distcfr.present.nl27_view import final_group
 
     hands = ["7c5d4h3s2c", "Kc9d4h3s2c", "7c6d5h4s3c", "9c7c5c4c2c", "4c4d7h3s2c", "4c4d7h7s2c", "4c4d4h7s2c",
              "4c4d4h7s7c", "4c4d4h4s7c"]
