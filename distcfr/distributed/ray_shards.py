@@ -266,17 +266,15 @@ class RayClassBlocks(RayGroups, ClassBlockSetBase):
             self._update_keys(player, iteration, rule)
         self.pending = None
 
-    def _taken_key_sums(self, player: int, iteration: int) -> list[list]:
-        n = len(self.actors)
-        taken = [a.take_key_sums.options(num_returns=n).remote(player, iteration, self.key_firsts)
-                 for a in self.actors]
-        return taken if n > 1 else [taken]  # one actor: its one slice
-
     def _key_call(self, call) -> None:
         self.key_calls.append(call)
 
     def _call(self, group: int, method: str, *args):
         return getattr(self.actors[group], method).remote(*args)
+
+    def _call_parts(self, group: int, parts: int, method: str, *args):
+        """One object reference per returned value, so that each goes to its reader alone."""
+        return getattr(self.actors[group], method).options(num_returns=parts).remote(*args)
 
     def _result(self, call):
         return self._get([call])[0]

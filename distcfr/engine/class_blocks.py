@@ -636,8 +636,9 @@ class ClassBlockSetBase:
 
     def _taken_key_sums(self, player: int, iteration: int) -> list[list]:
         """Per group, its key sums of ``player``'s half of ``iteration`` in the owners' slices."""
-        taken = [self._call(g, "take_key_sums", player, iteration, self.key_firsts) for g in self._groups()]
-        return taken if len(taken) > 1 else [taken]  # one group: its one slice
+        n = len(self._groups())
+        taken = [self._call_parts(g, n, "take_key_sums", player, iteration, self.key_firsts) for g in self._groups()]
+        return taken if n > 1 else [taken]  # one group: its one slice
 
     def half_iteration(self, player: int, iteration: int, rule: dict) -> None:
         """Update ``player``'s rows with the deals of ``iteration`` as the rule with these fields says."""
@@ -746,6 +747,10 @@ class ClassBlockSetBase:
     def _call(self, group: int, method: str, *args):
         """Start ``method(*args)`` on a group; :meth:`_result` waits for it."""
         raise NotImplementedError
+
+    def _call_parts(self, group: int, parts: int, method: str, *args):
+        """:meth:`_call` of a method returning ``parts`` values, each passed on alone (in-process: the tuple)."""
+        return self._call(group, method, *args)
 
     def _result(self, call):
         raise NotImplementedError
