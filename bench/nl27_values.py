@@ -62,7 +62,8 @@ def main() -> None:
         for summary in runs:
             rows = stacks_and_values(summary)
             ax.errorbar([r[0] for r in rows], [r[1] for r in rows], yerr=[1.96 * r[2] for r in rows], fmt="s-",
-                        ms=5, capsize=3, label=f"with betting (nl27, {summary['deals'] / 1e6:.0f} million deals)")
+                        ms=5, capsize=3, label=f"with betting (nl27, {summary['iterations']} iterations, "
+                        f"{summary['deals'] / 1e6:.0f} million deals)")
         ax.axhline(0, color="grey", lw=0.8)
         ax.set_xlabel("stack (BB)")
         ax.set_ylabel("button's value (BB per hand)")
