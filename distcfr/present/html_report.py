@@ -65,9 +65,9 @@ def exact_page(strategy, source: str) -> str:
     if stacks is not None and len(stacks) > 1:
         body.append("<h2>Value and exploitability against the stack</h2><div class='plots'>")
         body.append(line_plot(f"value ({game.seats[0]}) per stack", list(stacks), [float(x) for x in values],
-                               unit="BB"))
+                              unit="BB"))
         body.append(line_plot("exploitability per stack", list(stacks), [float(x) for x in expl], unit="BB",
-                               zero=False))
+                              zero=False))
         body.append("</div>")
     body.append("<h2>Convergence</h2><p class='note'>This file keeps no convergence history, only the final "
                 "evaluation above. <code>python -m distcfr.train ... --plot run.png</code> draws it during a run.</p>")
